@@ -1,0 +1,101 @@
+// ceres_sqrtba: square-root bundle adjustment for ceres::Problem.
+//
+// This is the whole public interface. A Ceres user keeps building their
+// ceres::Problem exactly as before (cost functions, loss functions, manifolds,
+// constant blocks, linear_solver_ordering) and changes three things:
+//
+//   #include "ceres_sqrtba/solver.h"            // instead of ceres/ceres.h
+//   ceres_sqrtba::Solver::Options options;      // is-a ceres::Solver::Options
+//   options.sqrt_linear_solver_type = ceres_sqrtba::SQRT_ITERATIVE_SCHUR;
+//   options.precision = ceres_sqrtba::SINGLE_PRECISION;   // optional
+//   ceres_sqrtba::Solve(options, &problem, &summary);     // not ceres::Solve
+//
+// With sqrt_linear_solver_type == CERES_LINEAR_SOLVER (the default) the call is
+// forwarded unchanged to ceres::Solve, so the same binary can run every Ceres
+// solver and the square-root one.
+//
+// With SQRT_ITERATIVE_SCHUR the problem is solved by square-root bundle
+// adjustment (Demmel, Sommer, Cremers, Usenko: "Square Root Bundle Adjustment
+// for Large-Scale Reconstruction", CVPR 2021): landmarks are marginalized by a
+// QR decomposition of small dense per-landmark blocks instead of the Schur
+// complement, and the reduced camera system is solved by preconditioned
+// conjugate gradients in square-root form. The trust-region loop is
+// Levenberg-Marquardt exactly as Ceres runs it, and the result is reported in a
+// ceres::Solver::Summary filled as Ceres fills it. See docs/ for every option,
+// the supported problem shapes and the memory model.
+#ifndef CERES_SQRTBA_SOLVER_H_
+#define CERES_SQRTBA_SOLVER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "ceres/ceres.h"
+
+namespace ceres_sqrtba {
+
+// Which linear solver runs inside the trust-region loop.
+enum SqrtLinearSolverType {
+  // Use ceres::Solver::Options::linear_solver_type: the call is forwarded to
+  // ceres::Solve unchanged.
+  CERES_LINEAR_SOLVER = 0,
+  // Square-root marginalization (QR of landmark blocks) + preconditioned
+  // conjugate gradients on the reduced camera system.
+  SQRT_ITERATIVE_SCHUR = 1,
+};
+
+// Floating point type of the linear algebra of the square-root solver (landmark
+// blocks, conjugate gradients). The parameters, residuals, cost functions, the
+// cost and the trust-region decisions are always double.
+enum Precision {
+  DOUBLE_PRECISION = 0,
+  SINGLE_PRECISION = 1,
+};
+
+const char* SqrtLinearSolverTypeToString(SqrtLinearSolverType type);
+// Accepts the names above, case-insensitively ("sqrt_iterative_schur").
+bool StringToSqrtLinearSolverType(std::string value,
+                                  SqrtLinearSolverType* type);
+const char* PrecisionToString(Precision precision);
+// Accepts "double"/"single" and the enum names, case-insensitively.
+bool StringToPrecision(std::string value, Precision* precision);
+
+class Solver {
+ public:
+  // All of ceres::Solver::Options keeps its meaning and default; the fields
+  // below are added. docs/options.md says which Ceres fields the square-root
+  // solver honours and which values it rejects up front.
+  struct Options : public ceres::Solver::Options {
+    Options() = default;
+    // Start from options a Ceres pipeline already has.
+    explicit Options(const ceres::Solver::Options& ceres_options)
+        : ceres::Solver::Options(ceres_options) {}
+
+    SqrtLinearSolverType sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+    Precision precision = DOUBLE_PRECISION;
+
+    // Upper bound on the memory the landmark blocks may take, in bytes.
+    // 0 means: the memory the machine reports as available when Solve starts.
+    // A problem that needs more ends with FAILURE before anything is allocated.
+    int64_t memory_limit_in_bytes = 0;
+
+    // Checks the options as the square-root solver will use them. Returns
+    // false and a message naming the offending option when they are invalid.
+    // For CERES_LINEAR_SOLVER this is ceres::Solver::Options::IsValid.
+    bool IsValid(std::string* error) const;
+  };
+
+  using Summary = ceres::Solver::Summary;
+};
+
+// Solves the problem as ceres::Solve would, with the linear solver chosen by
+// options.sqrt_linear_solver_type. Never aborts on bad input: invalid options or
+// a problem the square-root solver cannot take end with
+// summary->termination_type == ceres::FAILURE, a message naming the reason, and
+// the parameter blocks untouched.
+void Solve(const Solver::Options& options,
+           ceres::Problem* problem,
+           ceres::Solver::Summary* summary);
+
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_SOLVER_H_
