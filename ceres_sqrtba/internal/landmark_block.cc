@@ -1,0 +1,206 @@
+#include "ceres_sqrtba/internal/landmark_block.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+template <typename Scalar>
+int LandmarkBlock<Scalar>::Stride(int camera_columns, int landmark_size) {
+  return camera_columns + landmark_size + 1;
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::SetZero() {
+  std::fill(data_, data_ + static_cast<int64_t>(rows()) * stride_, Scalar(0));
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::ScaleColumns(const Scalar* scale) {
+  const int n = nc_ + d_;
+  for (int r = 0; r < obs_rows_; ++r) {
+    Scalar* a = row(r);
+    for (int c = 0; c < n; ++c) a[c] *= scale[c];
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::AddSquaredColumnNorms(double* norms) const {
+  const int n = nc_ + d_;
+  for (int r = 0; r < obs_rows_; ++r) {
+    const Scalar* a = row(r);
+    for (int c = 0; c < n; ++c) norms[c] += static_cast<double>(a[c]) * a[c];
+  }
+}
+
+// Householder reflection H = I - tau v v^T with v(0) = 1 that maps the landmark
+// column j (rows j..obs_rows-1) onto beta e_0, applied to the whole rows. The
+// reflections are applied to all columns at once as a rank-1 update of the
+// trailing rows: w = v^T A, A -= tau v w.
+template <typename Scalar>
+void LandmarkBlock<Scalar>::Marginalize(Scalar* scratch) {
+  const int ncols = cols();
+  Scalar* v = scratch;
+  Scalar* w = scratch + obs_rows_;
+  for (int j = 0; j < d_; ++j) {
+    const int col = nc_ + j;
+    const int n = obs_rows_ - j;
+    const Scalar alpha = (*this)(j, col);
+    Scalar tail = 0;
+    for (int i = 1; i < n; ++i) {
+      const Scalar x = (*this)(j + i, col);
+      tail += x * x;
+    }
+    if (tail == Scalar(0)) continue;  // already upper triangular in this column
+    const Scalar norm = std::sqrt(alpha * alpha + tail);
+    const Scalar beta = alpha >= Scalar(0) ? -norm : norm;
+    const Scalar tau = (beta - alpha) / beta;
+    const Scalar inv = Scalar(1) / (alpha - beta);
+    v[0] = 1;
+    for (int i = 1; i < n; ++i) v[i] = (*this)(j + i, col) * inv;
+    // w = v^T A[j:, :]
+    std::fill(w, w + ncols, Scalar(0));
+    for (int i = 0; i < n; ++i) {
+      const Scalar vi = v[i];
+      const Scalar* a = row(j + i);
+      for (int c = 0; c < ncols; ++c) w[c] += vi * a[c];
+    }
+    // A[j:, :] -= tau v w
+    for (int i = 0; i < n; ++i) {
+      const Scalar f = tau * v[i];
+      Scalar* a = row(j + i);
+      for (int c = 0; c < ncols; ++c) a[c] -= f * w[c];
+    }
+    (*this)(j, col) = beta;
+    for (int i = 1; i < n; ++i) (*this)(j + i, col) = 0;
+  }
+}
+
+// Damping row j starts as sqrt(lambda) D_l(j) e_j. Rotating it against R rows
+// j, j+1, ..., d-1 zeroes its landmark entries one after the other (each
+// rotation fills the next entry, and the camera and residual columns).
+template <typename Scalar>
+void LandmarkBlock<Scalar>::ApplyDamping(const Scalar* sqrt_lambda_dl,
+                                         Scalar* rotations) {
+  const int ncols = cols();
+  int k = 0;
+  for (int j = 0; j < d_; ++j) {
+    const int q = obs_rows_ + j;
+    Scalar* rq = row(q);
+    std::fill(rq, rq + ncols, Scalar(0));
+    rq[nc_ + j] = sqrt_lambda_dl[j];
+    for (int i = j; i < d_; ++i, ++k) {
+      Scalar* ri = row(i);
+      const Scalar a = ri[nc_ + i];
+      const Scalar b = rq[nc_ + i];
+      Scalar c = 1, s = 0;
+      if (b != Scalar(0)) {
+        const Scalar r = std::hypot(a, b);
+        c = a / r;
+        s = b / r;
+        for (int col = 0; col < ncols; ++col) {
+          const Scalar x = ri[col], y = rq[col];
+          ri[col] = c * x + s * y;
+          rq[col] = c * y - s * x;
+        }
+        ri[nc_ + i] = r;
+        rq[nc_ + i] = 0;
+      }
+      rotations[2 * k] = c;
+      rotations[2 * k + 1] = s;
+    }
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::UndoDamping(const Scalar* rotations) {
+  const int ncols = cols();
+  int k = NumRotations(d_);
+  for (int j = d_ - 1; j >= 0; --j) {
+    Scalar* rq = row(obs_rows_ + j);
+    for (int i = d_ - 1; i >= j; --i) {
+      --k;
+      const Scalar c = rotations[2 * k], s = rotations[2 * k + 1];
+      if (s == Scalar(0)) continue;
+      Scalar* ri = row(i);
+      for (int col = 0; col < ncols; ++col) {
+        const Scalar x = ri[col], y = rq[col];
+        ri[col] = c * x - s * y;
+        rq[col] = s * x + c * y;
+      }
+    }
+    std::fill(rq, rq + ncols, Scalar(0));
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::MultiplyReduced(const Scalar* x, Scalar* t) const {
+  for (int r = 0; r < obs_rows_; ++r) {
+    const Scalar* a = row(d_ + r);
+    Scalar sum = 0;
+    for (int c = 0; c < nc_; ++c) sum += a[c] * x[c];
+    t[r] = sum;
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::MultiplyReducedTransposeAdd(const Scalar* t,
+                                                        Scalar* y) const {
+  for (int r = 0; r < obs_rows_; ++r) {
+    const Scalar* a = row(d_ + r);
+    const Scalar tr = t[r];
+    for (int c = 0; c < nc_; ++c) y[c] += a[c] * tr;
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::AddReducedRhs(Scalar* y) const {
+  const int rc = residual_column();
+  for (int r = 0; r < obs_rows_; ++r) {
+    const Scalar* a = row(d_ + r);
+    const Scalar tr = a[rc];
+    for (int c = 0; c < nc_; ++c) y[c] += a[c] * tr;
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::AddColumnGram(int c0, int n, int row_begin,
+                                          Scalar* gram) const {
+  for (int r = row_begin; r < rows(); ++r) {
+    const Scalar* a = row(r) + c0;
+    for (int i = 0; i < n; ++i) {
+      const Scalar ai = a[i];
+      if (ai == Scalar(0)) continue;
+      Scalar* g = gram + i * n;
+      for (int k = 0; k < n; ++k) g[k] += ai * a[k];
+    }
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::BackSubstitute(const Scalar* y_p, Scalar* y_l,
+                                           double* top_residual_squared_norm) const {
+  const int rc = residual_column();
+  double top = 0.0;
+  for (int k = 0; k < d_; ++k) {
+    const Scalar* a = row(k);
+    Scalar rhs = a[rc];
+    top += static_cast<double>(rhs) * rhs;
+    for (int c = 0; c < nc_; ++c) rhs -= a[c] * y_p[c];
+    y_l[k] = rhs;
+  }
+  for (int k = d_ - 1; k >= 0; --k) {
+    const Scalar* a = row(k);
+    Scalar v = y_l[k];
+    for (int l = k + 1; l < d_; ++l) v -= a[nc_ + l] * y_l[l];
+    y_l[k] = v / a[nc_ + k];
+  }
+  *top_residual_squared_norm = top;
+}
+
+template class LandmarkBlock<float>;
+template class LandmarkBlock<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

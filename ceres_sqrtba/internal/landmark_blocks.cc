@@ -1,0 +1,106 @@
+#include "ceres_sqrtba/internal/landmark_blocks.h"
+
+#include <algorithm>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+LandmarkBlockLayout::LandmarkBlockLayout(const ProblemStructure& s, int scalar_bytes) {
+  (void)scalar_bytes;
+  const int n = static_cast<int>(s.groups.size());
+  offset.resize(n + 1);
+  obs_rows.resize(n);
+  stride.resize(n);
+  work.resize(n);
+  column.assign(s.residual_parameters.size(), kConstant);
+  std::vector<int> camera_column(s.parameter_blocks.size(), -1);
+  int64_t total = 0;
+  for (int g = 0; g < n; ++g) {
+    const Group& group = s.groups[g];
+    const int d = group.landmark_size;
+    obs_rows[g] = LandmarkBlock<double>::ObservationRows(group.num_rows, d);
+    stride[g] = LandmarkBlock<double>::Stride(group.camera_columns, d);
+    offset[g] = total;
+    total += static_cast<int64_t>(obs_rows[g] + d) * stride[g];
+    rotation_scalars += 2 * LandmarkBlock<double>::NumRotations(d);
+    work[g] = static_cast<int64_t>(obs_rows[g] + d) * (group.camera_columns + d + 1);
+    max_obs_rows = std::max(max_obs_rows, obs_rows[g]);
+    max_cols = std::max(max_cols, group.camera_columns + d + 1);
+    int col = 0;
+    for (int c = group.camera_begin; c < group.camera_end; ++c) {
+      const int p = s.group_cameras[c];
+      camera_column[p] = col;
+      col += s.parameter_blocks[p].tangent_size;
+    }
+    for (int k = group.residual_begin; k < group.residual_end; ++k) {
+      const ResidualBlockInfo& rb = s.residual_blocks[s.group_residuals[k]];
+      for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+        const int idx = rb.parameter_begin + i;
+        const ParameterBlockInfo& pb = s.parameter_blocks[s.residual_parameters[idx]];
+        if (pb.is_constant) {
+          column[idx] = kConstant;
+        } else if (pb.is_landmark) {
+          column[idx] = kLandmark;
+        } else {
+          column[idx] = camera_column[s.residual_parameters[idx]];
+        }
+      }
+    }
+  }
+  offset[n] = total;
+  total_scalars = total;
+}
+
+template <typename Scalar>
+LandmarkBlocks<Scalar>::LandmarkBlocks(const ProblemStructure& s,
+                                       const LandmarkBlockLayout& layout)
+    : s_(s), layout_(layout) {
+  data_.resize(layout.total_scalars);
+  rotations_.resize(std::max<int64_t>(1, layout.rotation_scalars));
+  rotation_offset_.resize(s.groups.size());
+  int64_t r = 0;
+  for (size_t g = 0; g < s.groups.size(); ++g) {
+    rotation_offset_[g] = r;
+    r += 2 * LandmarkBlock<Scalar>::NumRotations(s.groups[g].landmark_size);
+  }
+}
+
+template <typename Scalar>
+void LandmarkBlocks<Scalar>::Write(int group, int position, int row, int residual,
+                                   const double* residuals,
+                                   const double* const* jacobians) {
+  LandmarkBlock<Scalar> b = block(group);
+  // The first residual block of a group starts a new linearization: clear the
+  // whole block (camera columns of other rows, padding and damping rows).
+  if (position == 0) b.SetZero();
+  const ResidualBlockInfo& rb = s_.residual_blocks[residual];
+  const int m = rb.num_residuals;
+  const int rc = b.residual_column();
+  for (int i = 0; i < m; ++i) b(row + i, rc) = static_cast<Scalar>(residuals[i]);
+  for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+    if (jacobians[i] == nullptr) continue;
+    const int idx = rb.parameter_begin + i;
+    const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[idx]];
+    const int col0 = layout_.column[idx] == LandmarkBlockLayout::kLandmark
+                         ? b.camera_columns()
+                         : layout_.column[idx];
+    const int ts = pb.tangent_size;
+    const double* j = jacobians[i];
+    const double* scale = scale_ != nullptr ? scale_ + pb.tangent_offset : nullptr;
+    for (int rr = 0; rr < m; ++rr) {
+      Scalar* out = b.row(row + rr) + col0;
+      const double* in = j + rr * ts;
+      if (scale != nullptr) {
+        for (int c = 0; c < ts; ++c) out[c] = static_cast<Scalar>(in[c] * scale[c]);
+      } else {
+        for (int c = 0; c < ts; ++c) out[c] = static_cast<Scalar>(in[c]);
+      }
+    }
+  }
+}
+
+template class LandmarkBlocks<float>;
+template class LandmarkBlocks<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,82 @@
+// All landmark blocks of a problem in one contiguous allocation, and the
+// JacobianWriter that fills them from the evaluator.
+//
+// The layout (offsets, row counts, the column of every (residual block,
+// parameter block) pair) is computed from the ProblemStructure before anything
+// is allocated, so that the memory a solve needs is known up front
+// (RequiredBytes) and checked against Solver::Options::memory_limit_in_bytes.
+// A block with k two-dimensional observations of a d-dimensional landmark by
+// cameras of c parameters each takes (2k + d) (c k + d + 1) scalars.
+#ifndef CERES_SQRTBA_INTERNAL_LANDMARK_BLOCKS_H_
+#define CERES_SQRTBA_INTERNAL_LANDMARK_BLOCKS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "ceres_sqrtba/internal/evaluator.h"
+#include "ceres_sqrtba/internal/landmark_block.h"
+#include "ceres_sqrtba/internal/problem_structure.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+// Layout shared by both precisions.
+struct LandmarkBlockLayout {
+  explicit LandmarkBlockLayout(const ProblemStructure& s, int scalar_bytes);
+  std::vector<int64_t> offset;  // per group, in scalars; size groups + 1
+  std::vector<int> obs_rows;    // per group
+  std::vector<int> stride;      // per group
+  // Column of each entry of ProblemStructure::residual_parameters inside its
+  // group's block: camera column offset, kLandmark, or kConstant.
+  std::vector<int> column;
+  std::vector<int64_t> work;  // per group, for load balancing
+  int max_obs_rows = 0;
+  int max_cols = 0;
+  int64_t total_scalars = 0;
+  int64_t rotation_scalars = 0;
+  static constexpr int kLandmark = -2;
+  static constexpr int kConstant = -1;
+};
+
+template <typename Scalar>
+class LandmarkBlocks : public JacobianWriter {
+ public:
+  LandmarkBlocks(const ProblemStructure& s, const LandmarkBlockLayout& layout);
+
+  // Bytes of the blocks and of the damping rotations of one precision.
+  static int64_t RequiredBytes(const LandmarkBlockLayout& layout) {
+    return (layout.total_scalars + layout.rotation_scalars) *
+           static_cast<int64_t>(sizeof(Scalar));
+  }
+
+  LandmarkBlock<Scalar> block(int g) {
+    return LandmarkBlock<Scalar>(data_.data() + layout_.offset[g], layout_.obs_rows[g],
+                                 s_.groups[g].landmark_size, s_.groups[g].camera_columns,
+                                 layout_.stride[g]);
+  }
+  Scalar* rotations(int g) { return rotations_.data() + rotation_offset_[g]; }
+  int num_groups() const { return static_cast<int>(s_.groups.size()); }
+
+  // Column scale applied to every Jacobian written from now on (tangent
+  // space, size num_effective_parameters); nullptr: no scaling.
+  void SetColumnScale(const double* scale) { scale_ = scale; }
+
+  void Write(int group, int position, int row, int residual,
+             const double* residuals, const double* const* jacobians) override;
+
+ private:
+  const ProblemStructure& s_;
+  const LandmarkBlockLayout& layout_;
+  std::vector<Scalar> data_;
+  std::vector<Scalar> rotations_;
+  std::vector<int64_t> rotation_offset_;
+  const double* scale_ = nullptr;
+};
+
+extern template class LandmarkBlocks<float>;
+extern template class LandmarkBlocks<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_LANDMARK_BLOCKS_H_

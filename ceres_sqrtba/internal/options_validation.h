@@ -1,0 +1,19 @@
+// Up-front validation of the options the square-root solver uses, with
+// messages in Ceres' style that name the offending option. Options the solver
+// cannot honour are rejected rather than silently ignored.
+#ifndef CERES_SQRTBA_INTERNAL_OPTIONS_VALIDATION_H_
+#define CERES_SQRTBA_INTERNAL_OPTIONS_VALIDATION_H_
+
+#include <string>
+
+#include "ceres_sqrtba/solver.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+bool ValidateSqrtOptions(const Solver::Options& options, std::string* error);
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_OPTIONS_VALIDATION_H_

@@ -1,0 +1,81 @@
+// Deterministic parallel loops on a private oneTBB arena.
+//
+// Every parallel pass of the solver runs through a ParallelContext, which owns a
+// tbb::task_arena limited to Solver::Options::num_threads, so that two solves in
+// two user threads neither share nor oversubscribe workers.
+//
+// Reductions (costs, gradients, matrix-vector products that scatter into camera
+// vectors) are made deterministic by a fixed partition of the work into chunks
+// that depends on the problem only, never on the number of threads: each chunk
+// accumulates into its own slot, and the slots are summed in chunk order. The
+// same problem and options therefore give bit-identical results run to run and
+// for any num_threads.
+#ifndef CERES_SQRTBA_INTERNAL_PARALLEL_H_
+#define CERES_SQRTBA_INTERNAL_PARALLEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+// A partition of [0, n) into contiguous chunks of roughly equal work.
+class WorkPartition {
+ public:
+  WorkPartition() = default;
+  // Splits n items with the given per-item work (may be empty: unit work) into
+  // at most max_chunks chunks, with at least min_work per chunk.
+  WorkPartition(int n, const std::vector<int64_t>& work, int max_chunks,
+                int64_t min_work);
+
+  int num_chunks() const { return static_cast<int>(begin_.size()) - 1; }
+  int begin(int chunk) const { return begin_[chunk]; }
+  int end(int chunk) const { return begin_[chunk + 1]; }
+
+ private:
+  std::vector<int> begin_{0};
+};
+
+class ParallelContext {
+ public:
+  explicit ParallelContext(int num_threads);
+  int num_threads() const { return num_threads_; }
+
+  // Calls fn(begin, end) on disjoint subranges covering [0, n).
+  template <typename Fn>
+  void For(int n, int grain, const Fn& fn) {
+    if (n <= 0) return;
+    if (num_threads_ == 1 || n <= grain) {
+      fn(0, n);
+      return;
+    }
+    arena_->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<int>(0, n, grain),
+                        [&](const tbb::blocked_range<int>& r) {
+                          fn(r.begin(), r.end());
+                        });
+    });
+  }
+
+  // Calls fn(chunk, begin, end) once for every chunk of the partition.
+  template <typename Fn>
+  void ForChunks(const WorkPartition& partition, const Fn& fn) {
+    For(partition.num_chunks(), 1, [&](int cb, int ce) {
+      for (int c = cb; c < ce; ++c) fn(c, partition.begin(c), partition.end(c));
+    });
+  }
+
+ private:
+  int num_threads_;
+  std::unique_ptr<tbb::task_arena> arena_;
+};
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_PARALLEL_H_

@@ -1,0 +1,103 @@
+#include "ceres_sqrtba/internal/reduced_camera_system.h"
+
+#include <algorithm>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+template <typename Scalar>
+ReducedCameraSystem<Scalar>::ReducedCameraSystem(const ProblemStructure& s,
+                                                 const LandmarkBlockLayout& layout,
+                                                 const WorkPartition& partition,
+                                                 LandmarkBlocks<Scalar>* blocks,
+                                                 ParallelContext* context)
+    : s_(s), partition_(partition), blocks_(blocks), context_(context) {
+  camera_offset_.resize(s.group_cameras.size());
+  camera_size_.resize(s.group_cameras.size());
+  for (size_t i = 0; i < s.group_cameras.size(); ++i) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[s.group_cameras[i]];
+    camera_offset_[i] = pb.tangent_offset - s.camera_tangent_begin;
+    camera_size_[i] = pb.tangent_size;
+  }
+  max_obs_rows_ = layout.max_obs_rows;
+  max_cols_ = layout.max_cols;
+  scratch_stride_ = 2 * max_cols_ + max_obs_rows_;
+  accumulators_.resize(static_cast<size_t>(partition.num_chunks()) * s.num_camera_parameters);
+  scratch_.resize(static_cast<size_t>(partition.num_chunks()) * scratch_stride_);
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::Gather(int group, const Scalar* x, Scalar* xb) const {
+  const Group& g = s_.groups[group];
+  int col = 0;
+  for (int c = g.camera_begin; c < g.camera_end; ++c) {
+    const Scalar* src = x + camera_offset_[c];
+    for (int k = 0; k < camera_size_[c]; ++k) xb[col + k] = src[k];
+    col += camera_size_[c];
+  }
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::ScatterAdd(int group, const Scalar* yb, Scalar* y) const {
+  const Group& g = s_.groups[group];
+  int col = 0;
+  for (int c = g.camera_begin; c < g.camera_end; ++c) {
+    Scalar* dst = y + camera_offset_[c];
+    for (int k = 0; k < camera_size_[c]; ++k) dst[k] += yb[col + k];
+    col += camera_size_[c];
+  }
+}
+
+template <typename Scalar>
+template <typename BlockFn>
+void ReducedCameraSystem<Scalar>::Accumulate(const BlockFn& fn, Scalar* y) {
+  const int nc = s_.num_camera_parameters;
+  context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
+    Scalar* acc = accumulators_.data() + static_cast<size_t>(chunk) * nc;
+    std::fill(acc, acc + nc, Scalar(0));
+    Scalar* scratch = scratch_.data() + static_cast<size_t>(chunk) * scratch_stride_;
+    for (int g = gbegin; g < gend; ++g) {
+      if (s_.groups[g].camera_columns == 0) continue;
+      LandmarkBlock<Scalar> b = blocks_->block(g);
+      Scalar* yb = scratch + max_cols_;
+      std::fill(yb, yb + b.camera_columns(), Scalar(0));
+      fn(g, b, scratch, yb, scratch + 2 * max_cols_);
+      ScatterAdd(g, yb, acc);
+    }
+  });
+  const int chunks = partition_.num_chunks();
+  context_->For(nc, 4096, [&](int b, int e) {
+    for (int i = b; i < e; ++i) {
+      Scalar v = 0;
+      for (int c = 0; c < chunks; ++c) v += accumulators_[static_cast<size_t>(c) * nc + i];
+      y[i] = v;
+    }
+  });
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::Multiply(const Scalar* x, Scalar* y) {
+  Accumulate(
+      [&](int g, LandmarkBlock<Scalar>& b, Scalar* xb, Scalar* yb, Scalar* t) {
+        Gather(g, x, xb);
+        b.MultiplyReduced(xb, t);
+        b.MultiplyReducedTransposeAdd(t, yb);
+      },
+      y);
+  if (damping_squared_ != nullptr) {
+    for (int i = 0; i < s_.num_camera_parameters; ++i) y[i] += damping_squared_[i] * x[i];
+  }
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::Rhs(Scalar* b_out) {
+  Accumulate([&](int, LandmarkBlock<Scalar>& b, Scalar*, Scalar* yb,
+                 Scalar*) { b.AddReducedRhs(yb); },
+             b_out);
+}
+
+template class ReducedCameraSystem<float>;
+template class ReducedCameraSystem<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,209 @@
+#include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+template <typename Scalar>
+SqrtIterativeSchurSolver<Scalar>::SqrtIterativeSchurSolver(
+    const ProblemStructure& s, const LandmarkBlockLayout& layout,
+    const WorkPartition& partition, ParallelContext* context,
+    const SqrtIterativeSchurOptions& options)
+    : s_(s),
+      layout_(layout),
+      partition_(partition),
+      context_(context),
+      options_(options),
+      blocks_(s, layout),
+      system_(s, layout, partition, &blocks_, context),
+      pcg_(s.num_camera_parameters) {
+  if (options.preconditioner == ceres::SCHUR_JACOBI || options.preconditioner == ceres::JACOBI) {
+    preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
+        s, options.preconditioner == ceres::SCHUR_JACOBI);
+  }
+  damping_squared_.resize(s.num_camera_parameters);
+  rhs_.resize(s.num_camera_parameters);
+  solution_.resize(s.num_camera_parameters);
+  chunk_scratch_stride_ = layout.max_obs_rows + 2 * layout.max_cols;
+  chunk_scratch_.resize(static_cast<size_t>(partition.num_chunks()) * chunk_scratch_stride_);
+  chunk_sums_.resize(partition.num_chunks());
+}
+
+template <typename Scalar>
+JacobianWriter* SqrtIterativeSchurSolver<Scalar>::writer() {
+  marginalized_ = false;
+  damped_ = false;
+  return &blocks_;
+}
+
+template <typename Scalar>
+void SqrtIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
+  // Q is orthogonal, so the column norms over the observation rows are the
+  // same before and after marginalization; only damping changes them.
+  if (damped_) UndoDamping();
+  std::fill(norms, norms + s_.num_effective_parameters, 0.0);
+  const int num_groups = blocks_.num_groups();
+  context_->For(num_groups, 256, [&](int gb, int ge) {
+    for (int g = gb; g < ge; ++g) {
+      const Group& group = s_.groups[g];
+      if (group.landmark < 0) continue;
+      LandmarkBlock<Scalar> b = blocks_.block(g);
+      const int d = group.landmark_size;
+      double* out = norms + s_.parameter_blocks[group.landmark].tangent_offset;
+      for (int r = 0; r < b.obs_rows(); ++r) {
+        for (int k = 0; k < d; ++k) {
+          const double v = b(r, b.camera_columns() + k);
+          out[k] += v * v;
+        }
+      }
+    }
+  });
+  const int num_cameras = static_cast<int>(s_.cameras.size());
+  context_->For(num_cameras, 16, [&](int cb, int ce) {
+    for (int c = cb; c < ce; ++c) {
+      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
+      double* out = norms + pb.tangent_offset;
+      for (int k = s_.camera_group_begin[c]; k < s_.camera_group_begin[c + 1]; ++k) {
+        LandmarkBlock<Scalar> b = blocks_.block(s_.camera_groups[k]);
+        const int col = s_.camera_group_column[k];
+        for (int r = 0; r < b.obs_rows(); ++r) {
+          const Scalar* a = b.row(r) + col;
+          for (int i = 0; i < pb.tangent_size; ++i) out[i] += static_cast<double>(a[i]) * a[i];
+        }
+      }
+    }
+  });
+}
+
+template <typename Scalar>
+void SqrtIterativeSchurSolver<Scalar>::ScaleColumns(const double* scale) {
+  if (damped_) UndoDamping();
+  scale_.assign(scale, scale + s_.num_effective_parameters);
+  blocks_.SetColumnScale(scale_.data());
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    Scalar* col_scale = chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;
+    for (int g = gb; g < ge; ++g) {
+      const Group& group = s_.groups[g];
+      int col = 0;
+      for (int c = group.camera_begin; c < group.camera_end; ++c) {
+        const ParameterBlockInfo& pb = s_.parameter_blocks[s_.group_cameras[c]];
+        for (int k = 0; k < pb.tangent_size; ++k) col_scale[col++] = static_cast<Scalar>(scale[pb.tangent_offset + k]);
+      }
+      if (group.landmark >= 0) {
+        const ParameterBlockInfo& pb = s_.parameter_blocks[group.landmark];
+        for (int k = 0; k < pb.tangent_size; ++k) col_scale[col++] = static_cast<Scalar>(scale[pb.tangent_offset + k]);
+      }
+      blocks_.block(g).ScaleColumns(col_scale);
+    }
+  });
+}
+
+template <typename Scalar>
+void SqrtIterativeSchurSolver<Scalar>::Marginalize() {
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    Scalar* scratch = chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;
+    for (int g = gb; g < ge; ++g) blocks_.block(g).Marginalize(scratch);
+  });
+  marginalized_ = true;
+  damped_ = false;
+}
+
+template <typename Scalar>
+void SqrtIterativeSchurSolver<Scalar>::UndoDamping() {
+  context_->ForChunks(partition_, [&](int, int gb, int ge) {
+    for (int g = gb; g < ge; ++g) {
+      if (s_.groups[g].landmark_size > 0) blocks_.block(g).UndoDamping(blocks_.rotations(g));
+    }
+  });
+  damped_ = false;
+}
+
+template <typename Scalar>
+void SqrtIterativeSchurSolver<Scalar>::ApplyDamping(const double* d) {
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    Scalar* dl = chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;
+    for (int g = gb; g < ge; ++g) {
+      const Group& group = s_.groups[g];
+      if (group.landmark_size == 0) continue;
+      const double* src = d + s_.parameter_blocks[group.landmark].tangent_offset;
+      for (int k = 0; k < group.landmark_size; ++k) dl[k] = static_cast<Scalar>(src[k]);
+      blocks_.block(g).ApplyDamping(dl, blocks_.rotations(g));
+    }
+  });
+  const double* dp = d + s_.camera_tangent_begin;
+  for (int i = 0; i < s_.num_camera_parameters; ++i) {
+    damping_squared_[i] = static_cast<Scalar>(dp[i] * dp[i]);
+  }
+  damped_ = true;
+}
+
+template <typename Scalar>
+LinearSolverSummary SqrtIterativeSchurSolver<Scalar>::Solve(const double* d, double eta,
+                                                            double* y,
+                                                            double* jy_squared_norm) {
+  if (!marginalized_) {
+    Marginalize();
+  } else if (damped_) {
+    UndoDamping();
+  }
+  ApplyDamping(d);
+  system_.SetDamping(damping_squared_.data());
+  if (preconditioner_ != nullptr) {
+    preconditioner_->Compute(&blocks_, damping_squared_.data(), context_);
+  }
+  system_.Rhs(rhs_.data());
+  PcgOptions pcg_options;
+  pcg_options.min_num_iterations = options_.min_num_iterations;
+  pcg_options.max_num_iterations = options_.max_num_iterations;
+  pcg_options.q_tolerance = eta;
+  pcg_options.r_tolerance = -1.0;
+  LinearSolverSummary summary =
+      pcg_.Solve(&system_, preconditioner_.get(), rhs_.data(), solution_.data(), pcg_options);
+  if (summary.termination == LinearSolverTermination::kFailure ||
+      summary.termination == LinearSolverTermination::kFatalError) {
+    return summary;
+  }
+
+  // Back substitution and the model's |J y|^2, block by block.
+  double* y_cameras = y + s_.camera_tangent_begin;
+  for (int i = 0; i < s_.num_camera_parameters; ++i) y_cameras[i] = solution_[i];
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    Scalar* scratch = chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;
+    Scalar* yb = scratch;
+    Scalar* t = scratch + layout_.max_cols;
+    Scalar* yl = t + layout_.max_obs_rows;
+    double sum = 0.0;
+    for (int g = gb; g < ge; ++g) {
+      const Group& group = s_.groups[g];
+      LandmarkBlock<Scalar> b = blocks_.block(g);
+      system_.Gather(g, solution_.data(), yb);
+      b.MultiplyReduced(yb, t);
+      for (int r = 0; r < b.num_reduced_rows(); ++r) sum += static_cast<double>(t[r]) * t[r];
+      if (group.landmark_size == 0) continue;
+      double top = 0.0;
+      b.BackSubstitute(yb, yl, &top);
+      const ParameterBlockInfo& pb = s_.parameter_blocks[group.landmark];
+      const double* dl = d + pb.tangent_offset;
+      double damping = 0.0;
+      for (int k = 0; k < group.landmark_size; ++k) {
+        y[pb.tangent_offset + k] = yl[k];
+        const double v = dl[k] * static_cast<double>(yl[k]);
+        damping += v * v;
+      }
+      sum += top - damping;
+    }
+    chunk_sums_[chunk] = sum;
+  });
+  double jy = 0.0;
+  for (double v : chunk_sums_) jy += v;
+  *jy_squared_norm = jy;
+  return summary;
+}
+
+template class SqrtIterativeSchurSolver<float>;
+template class SqrtIterativeSchurSolver<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,252 @@
+// Numerical claims of the square-root linear solver, each against a dense
+// computation in double:
+// - the reduced system of nullspace marginalization equals the Schur
+//   complement of the same damped problem (paper eqs. (red_H), (red_b));
+// - landmark damping applied and undone restores a marginalized block;
+// - the step equals a dense solve of the damped normal equations.
+#include <Eigen/Dense>
+#include <random>
+
+#include "ceres_sqrtba/internal/evaluator.h"
+#include "ceres_sqrtba/internal/landmark_block.h"
+#include "ceres_sqrtba/internal/landmark_blocks.h"
+#include "ceres_sqrtba/internal/parallel.h"
+#include "ceres_sqrtba/internal/problem_structure.h"
+#include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+using testing::MakeRandomProblem;
+using testing::RandomProblemConfig;
+using Mat = Eigen::MatrixXd;
+using Vec = Eigen::VectorXd;
+
+// Collects the evaluated Jacobian densely, in the structure's tangent layout.
+class DenseWriter : public JacobianWriter {
+ public:
+  explicit DenseWriter(const ProblemStructure& s) : s_(s) {
+    j = Mat::Zero(s.num_residuals, s.num_effective_parameters);
+    r = Vec::Zero(s.num_residuals);
+    int row = 0;
+    for (const Group& g : s.groups) {
+      for (int k = g.residual_begin; k < g.residual_end; ++k) {
+        row_of_[s.group_residuals[k]] = row;
+        row += s.residual_blocks[s.group_residuals[k]].num_residuals;
+      }
+    }
+  }
+  void Write(int, int, int, int residual, const double* res,
+             const double* const* jac) override {
+    const ResidualBlockInfo& rb = s_.residual_blocks[residual];
+    const int row = row_of_.at(residual);
+    for (int i = 0; i < rb.num_residuals; ++i) r[row + i] = res[i];
+    for (int b = 0; b < rb.num_parameter_blocks; ++b) {
+      if (jac[b] == nullptr) continue;
+      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + b]];
+      for (int i = 0; i < rb.num_residuals; ++i) {
+        for (int c = 0; c < pb.tangent_size; ++c) {
+          j(row + i, pb.tangent_offset + c) = jac[b][i * pb.tangent_size + c];
+        }
+      }
+    }
+  }
+  Mat j;
+  Vec r;
+
+ private:
+  const ProblemStructure& s_;
+  std::map<int, int> row_of_;
+};
+
+// Everything needed to run the square-root solver on a problem.
+template <typename Scalar>
+struct Fixture {
+  explicit Fixture(ceres::Problem* problem, int num_threads = 1) : context(num_threads) {
+    std::string error;
+    EXPECT_TRUE(BuildProblemStructure(*problem, nullptr, &s, &error)) << error;
+    layout = std::make_unique<LandmarkBlockLayout>(s, sizeof(Scalar));
+    partition = WorkPartition(static_cast<int>(s.groups.size()), layout->work, 4, 1);
+    evaluator = std::make_unique<Evaluator>(s, partition, &context);
+    SqrtIterativeSchurOptions o;
+    o.max_num_iterations = 1000;
+    solver = std::make_unique<SqrtIterativeSchurSolver<Scalar>>(s, *layout, partition, &context, o);
+    x.resize(s.num_parameters);
+    for (int p : s.variable_blocks) {
+      const ParameterBlockInfo& pb = s.parameter_blocks[p];
+      std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
+    }
+    // Dense copy of the same Jacobian.
+    DenseWriter dense(s);
+    double cost;
+    Vec g(s.num_effective_parameters);
+    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), &dense));
+    j = dense.j;
+    r = dense.r;
+    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer()));
+  }
+  ParallelContext context;
+  ProblemStructure s;
+  std::unique_ptr<LandmarkBlockLayout> layout;
+  WorkPartition partition;
+  std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<SqrtIterativeSchurSolver<Scalar>> solver;
+  std::vector<double> x;
+  Mat j;
+  Vec r;
+};
+
+Vec RandomDiagonal(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.1, 2.0);
+  Vec d(n);
+  for (int i = 0; i < n; ++i) d[i] = u(rng);
+  return d;
+}
+
+std::vector<RandomProblemConfig> Configs() {
+  std::vector<RandomProblemConfig> configs;
+  RandomProblemConfig c;
+  configs.push_back(c);  // 3-d landmarks, 6-d cameras, 2-d residuals
+  c.landmark_sizes = {1, 2, 3, 4};
+  c.seed = 2;
+  configs.push_back(c);  // mixed landmark sizes
+  c = RandomProblemConfig();
+  c.intrinsics_size = 3;
+  c.seed = 3;
+  configs.push_back(c);  // pose + shared intrinsics blocks
+  c = RandomProblemConfig();
+  c.repeat_camera = true;
+  c.single_observation = true;
+  c.residual_size = 3;
+  c.seed = 4;
+  configs.push_back(c);  // seen twice by one camera, seen once, 3-d residuals
+  return configs;
+}
+
+// Paper eqs. (red_H)/(red_b): J^_p^T J^_p = S~ and J^_p^T r^ = b~ for the damped
+// problem, with S~, b~ the Schur complement formed densely.
+TEST(LinearAlgebra, ReducedSystemEqualsDampedSchurComplement) {
+  for (const RandomProblemConfig& config : Configs()) {
+    auto p = MakeRandomProblem(config);
+    Fixture<double> f(p.problem.get());
+    const ProblemStructure& s = f.s;
+    const int n = s.num_effective_parameters, nl = s.camera_tangent_begin, np = s.num_camera_parameters;
+    const Vec d = RandomDiagonal(n, config.seed);
+    Vec y(n);
+    double jy;
+    f.solver->Solve(d.data(), 1e-12, y.data(), &jy);
+
+    const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
+    const Vec b = f.j.transpose() * f.r;
+    const Mat hll = h.topLeftCorner(nl, nl), hlp = h.topRightCorner(nl, np);
+    const Mat hpp = h.bottomRightCorner(np, np);
+    const Mat s_dense = hpp - hlp.transpose() * hll.ldlt().solve(hlp);
+    const Vec b_dense = b.tail(np) - hlp.transpose() * hll.ldlt().solve(b.head(nl));
+
+    Mat s_sqrt(np, np);
+    Vec e(np), col(np);
+    for (int i = 0; i < np; ++i) {
+      e.setZero();
+      e[i] = 1;
+      f.solver->reduced_system()->Multiply(e.data(), col.data());
+      s_sqrt.col(i) = col;
+    }
+    Vec b_sqrt(np);
+    f.solver->reduced_system()->Rhs(b_sqrt.data());
+    EXPECT_LT((s_sqrt - s_dense).norm() / s_dense.norm(), 1e-10) << "seed " << config.seed;
+    EXPECT_LT((b_sqrt - b_dense).norm() / b_dense.norm(), 1e-10) << "seed " << config.seed;
+  }
+}
+
+// The step solves (J^T J + D^2) y = J^T r; |J y|^2 is reported for the model.
+template <typename Scalar>
+void CheckStep(double tolerance) {
+  for (const RandomProblemConfig& config : Configs()) {
+    auto p = MakeRandomProblem(config);
+    Fixture<Scalar> f(p.problem.get());
+    const int n = f.s.num_effective_parameters;
+    // Two radii in a row: the second solve reuses the marginalization and
+    // swaps the landmark damping, as a rejected step does.
+    for (double factor : {1.0, 0.25}) {
+      const Vec d = factor * RandomDiagonal(n, config.seed + 10);
+      Vec y(n);
+      double jy = 0;
+      const LinearSolverSummary summary = f.solver->Solve(d.data(), 1e-14, y.data(), &jy);
+      EXPECT_NE(summary.termination, LinearSolverTermination::kFailure) << summary.message;
+      const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
+      const Vec y_dense = h.ldlt().solve(f.j.transpose() * f.r);
+      EXPECT_LT((y - y_dense).norm() / y_dense.norm(), tolerance)
+          << "seed " << config.seed << " factor " << factor;
+      const double jy_dense = (f.j * y_dense).squaredNorm();
+      EXPECT_NEAR(jy, jy_dense, tolerance * jy_dense);
+    }
+  }
+}
+
+TEST(LinearAlgebra, StepEqualsDenseSolveDouble) { CheckStep<double>(1e-8); }
+TEST(LinearAlgebra, StepEqualsDenseSolveFloat) { CheckStep<float>(1e-3); }
+
+// Damping on, then off: the marginalized block comes back to 1e-12.
+TEST(LinearAlgebra, DampingUndoRestoresBlock) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> n(0.0, 1.0);
+  for (int d : {1, 2, 3, 4}) {
+    for (int rows : {1, 2, 6, 17}) {
+      const int nc = 9;
+      const int obs = LandmarkBlock<double>::ObservationRows(rows, d);
+      std::vector<double> data(LandmarkBlock<double>::Size(obs, d, nc), 0.0);
+      LandmarkBlock<double> b(data.data(), obs, d, nc, LandmarkBlock<double>::Stride(nc, d));
+      for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < b.cols(); ++c) b(r, c) = n(rng);
+      }
+      std::vector<double> scratch(obs + b.cols());
+      b.Marginalize(scratch.data());
+      const std::vector<double> before = data;
+      std::vector<double> dl(d), rotations(2 * LandmarkBlock<double>::NumRotations(d));
+      for (double& v : dl) v = std::abs(n(rng)) + 0.1;
+      b.ApplyDamping(dl.data(), rotations.data());
+      double changed = 0;
+      for (size_t i = 0; i < data.size(); ++i) changed = std::max(changed, std::abs(data[i] - before[i]));
+      EXPECT_GT(changed, 1e-3) << "damping must change the block";
+      b.UndoDamping(rotations.data());
+      double scale = 0, err = 0;
+      for (size_t i = 0; i < data.size(); ++i) {
+        scale = std::max(scale, std::abs(before[i]));
+        err = std::max(err, std::abs(data[i] - before[i]));
+      }
+      EXPECT_LT(err, 1e-12 * scale) << "d=" << d << " rows=" << rows;
+    }
+  }
+}
+
+// QR keeps the column Gram matrix (Q is orthogonal) and makes the landmark
+// columns upper triangular.
+TEST(LinearAlgebra, MarginalizationIsOrthogonal) {
+  std::mt19937 rng(9);
+  std::normal_distribution<double> n(0.0, 1.0);
+  const int d = 3, nc = 12, rows = 10;
+  std::vector<double> data(LandmarkBlock<double>::Size(rows, d, nc), 0.0);
+  LandmarkBlock<double> b(data.data(), rows, d, nc, LandmarkBlock<double>::Stride(nc, d));
+  Mat a(rows, b.cols());
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < b.cols(); ++c) a(r, c) = b(r, c) = n(rng);
+  }
+  std::vector<double> scratch(rows + b.cols());
+  b.Marginalize(scratch.data());
+  Mat q(rows, b.cols());
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < b.cols(); ++c) q(r, c) = b(r, c);
+  }
+  EXPECT_LT((q.transpose() * q - a.transpose() * a).norm(), 1e-10 * (a.transpose() * a).norm());
+  for (int c = 0; c < d; ++c) {
+    for (int r = c + 1; r < rows; ++r) EXPECT_EQ(q(r, nc + c), 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace ceres_sqrtba
