@@ -84,8 +84,30 @@ bool BuildProblemStructure(const ceres::Problem& problem,
                            const ceres::ParameterBlockOrdering* ordering,
                            ProblemStructure* out, std::string* error) {
   ProblemStructure s;
+  // Problem::GetParameterBlocks lists blocks by address, which changes from
+  // run to run; residual blocks come in insertion order. Order parameter
+  // blocks by first use in the residual blocks (Ceres' own program order for
+  // blocks created by AddResidualBlock), so that the structure, the work
+  // partition and every sum are the same in every run.
   std::vector<double*> blocks;
-  problem.GetParameterBlocks(&blocks);
+  {
+    std::vector<double*> by_address;
+    problem.GetParameterBlocks(&by_address);
+    std::vector<ceres::ResidualBlockId> residual_ids;
+    problem.GetResidualBlocks(&residual_ids);
+    std::unordered_map<const double*, bool> seen;
+    seen.reserve(by_address.size() * 2);
+    std::vector<double*> params;
+    for (ceres::ResidualBlockId id : residual_ids) {
+      problem.GetParameterBlocksForResidualBlock(id, &params);
+      for (double* p : params) {
+        if (seen.emplace(p, true).second) blocks.push_back(p);
+      }
+    }
+    for (double* p : by_address) {
+      if (seen.emplace(p, true).second) blocks.push_back(p);
+    }
+  }
   std::unordered_map<const double*, int> index_of;
   index_of.reserve(blocks.size() * 2);
   s.parameter_blocks.resize(blocks.size());

@@ -142,13 +142,12 @@ class Minimizer {
       return false;
     }
     it_.cost = x_cost_ + ctx_.fixed_cost;
-    if (o_.jacobi_scaling) {
-      if (it_.iteration == 0) {
-        // Column scale from the first Jacobian: 1 / (1 + |J_i|), the one
-        // added to avoid dividing by zero for empty columns.
-        solver_->SquaredColumnNorms(scale_.data());
-        for (int i = 0; i < scale_.size(); ++i) scale_[i] = 1.0 / (1.0 + std::sqrt(scale_[i]));
-      }
+    if (o_.jacobi_scaling && it_.iteration == 0) {
+      // Column scale from the first Jacobian: 1 / (1 + |J_i|), the one added
+      // to avoid dividing by zero for empty columns. The solver applies it to
+      // this Jacobian and, as it writes them, to every later one.
+      solver_->SquaredColumnNorms(scale_.data());
+      for (int i = 0; i < scale_.size(); ++i) scale_[i] = 1.0 / (1.0 + std::sqrt(scale_[i]));
       solver_->ScaleColumns(scale_.data());
     }
     negative_gradient_ = -gradient_;

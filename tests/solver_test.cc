@@ -1,0 +1,237 @@
+// ceres_sqrtba::Solve against ceres::Solve on the same problems: the
+// trust-region loop must follow Ceres iteration by iteration, and the problem
+// shapes a Ceres user builds (manifolds, shared intrinsics, constant blocks,
+// priors) must end at the cost Ceres reaches.
+#include <cmath>
+#include <functional>
+
+#include "ceres_sqrtba/solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace {
+
+using testing::AddReprojectionResiduals;
+using testing::MakeSyntheticBa;
+using testing::SyntheticBa;
+
+// Pose as quaternion (4, QuaternionManifold) + translation (3).
+struct QuatError {
+  QuatError(double u, double v) : u(u), v(v) {}
+  template <typename T>
+  bool operator()(const T* q, const T* t, const T* intr, const T* point, T* r) const {
+    T p[3];
+    ceres::QuaternionRotatePoint(q, point, p);
+    for (int k = 0; k < 3; ++k) p[k] += t[k];
+    const T xp = -p[0] / p[2], yp = -p[1] / p[2];
+    const T r2 = xp * xp + yp * yp;
+    const T dist = T(1.0) + r2 * (intr[1] + intr[2] * r2);
+    r[0] = intr[0] * dist * xp - u;
+    r[1] = intr[0] * dist * yp - v;
+    return true;
+  }
+  double u, v;
+};
+
+struct Prior {
+  explicit Prior(const std::vector<double>& v) : v(v) {}
+  template <typename T>
+  bool operator()(const T* pose, T* r) const {
+    for (int k = 0; k < 6; ++k) r[k] = T(10.0) * (pose[k] - T(v[k]));
+    return true;
+  }
+  std::vector<double> v;
+};
+
+Solver::Options BaseOptions() {
+  Solver::Options o;
+  o.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  o.preconditioner_type = ceres::SCHUR_JACOBI;
+  o.max_num_iterations = 20;
+  o.num_threads = 2;
+  o.logging_type = ceres::SILENT;
+  return o;
+}
+
+struct Runs {
+  ceres::Solver::Summary ceres, sqrt_double, sqrt_single;
+};
+
+// Builds the problem three times from the same values (build(ba, problem)) and
+// solves it with Ceres, sqrt-double and sqrt-single.
+Runs SolveAll(const SyntheticBa& original, const Solver::Options& options,
+              const std::function<void(SyntheticBa*, ceres::Problem*)>& build) {
+  Runs runs;
+  for (int which = 0; which < 3; ++which) {
+    SyntheticBa ba = original;
+    ceres::Problem problem;
+    build(&ba, &problem);
+    Solver::Options o = options;
+    ceres::Solver::Summary* summary = which == 0 ? &runs.ceres : which == 1 ? &runs.sqrt_double : &runs.sqrt_single;
+    if (which > 0) {
+      o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+      o.precision = which == 1 ? DOUBLE_PRECISION : SINGLE_PRECISION;
+    }
+    Solve(o, &problem, summary);
+    EXPECT_TRUE(summary->IsSolutionUsable()) << summary->message;
+  }
+  return runs;
+}
+
+double Rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+void ExpectSameEnd(const Runs& runs, double tolerance = 1e-6) {
+  EXPECT_LT(Rel(runs.sqrt_double.final_cost, runs.ceres.final_cost), tolerance)
+      << runs.sqrt_double.final_cost << " vs ceres " << runs.ceres.final_cost;
+  EXPECT_LT(Rel(runs.sqrt_single.final_cost, runs.sqrt_double.final_cost), 1e-4)
+      << runs.sqrt_single.final_cost << " vs double " << runs.sqrt_double.final_cost;
+}
+
+TEST(Solver, FollowsCeresIterationByIteration) {
+  const SyntheticBa ba = MakeSyntheticBa(8, 300, 4, 11);
+  Solver::Options o = BaseOptions();
+  o.eta = 1e-10;  // tight: both linear solvers give the exact LM step
+  o.max_linear_solver_iterations = 1000;
+  const Runs runs = SolveAll(ba, o, [](SyntheticBa* b, ceres::Problem* p) {
+    AddReprojectionResiduals(b, p, new ceres::HuberLoss(1.0));
+  });
+  ASSERT_GE(runs.ceres.iterations.size(), 6u);
+  ASSERT_GE(runs.sqrt_double.iterations.size(), 6u);
+  EXPECT_LT(Rel(runs.sqrt_double.initial_cost, runs.ceres.initial_cost), 1e-12);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_LT(Rel(runs.sqrt_double.iterations[i].cost, runs.ceres.iterations[i].cost), 1e-6) << "iteration " << i;
+    EXPECT_EQ(runs.sqrt_double.iterations[i].step_is_successful, runs.ceres.iterations[i].step_is_successful);
+    EXPECT_LT(Rel(runs.sqrt_double.iterations[i].trust_region_radius, runs.ceres.iterations[i].trust_region_radius), 1e-6);
+  }
+  ExpectSameEnd(runs);
+  EXPECT_EQ(runs.sqrt_double.termination_type, runs.ceres.termination_type);
+}
+
+TEST(Solver, DefaultEtaEndsAtCeresCost) {
+  const SyntheticBa ba = MakeSyntheticBa(10, 400, 5, 12);
+  Solver::Options o = BaseOptions();
+  o.max_num_iterations = 50;
+  const Runs runs = SolveAll(ba, o, [](SyntheticBa* b, ceres::Problem* p) {
+    AddReprojectionResiduals(b, p, new ceres::HuberLoss(1.0));
+  });
+  ExpectSameEnd(runs);
+}
+
+TEST(Solver, QuaternionTranslationManifolds) {
+  const SyntheticBa ba = MakeSyntheticBa(8, 300, 4, 13);
+  const Runs runs = SolveAll(ba, BaseOptions(), [](SyntheticBa* b, ceres::Problem* p) {
+    // Store quaternion + translation in the pose vector (resized to 7).
+    for (auto& pose : b->poses) {
+      double q[4];
+      ceres::AngleAxisToQuaternion(pose.data(), q);
+      pose = {q[0], q[1], q[2], q[3], pose[3], pose[4], pose[5]};
+    }
+    for (const auto& o : b->observations) {
+      auto* cost = new ceres::AutoDiffCostFunction<QuatError, 2, 4, 3, 3, 3>(new QuatError(o.u, o.v));
+      p->AddResidualBlock(cost, nullptr, b->poses[o.camera].data(), b->poses[o.camera].data() + 4,
+                          b->intrinsics[o.camera].data(), b->points[o.point].data());
+    }
+    for (auto& pose : b->poses) p->SetManifold(pose.data(), new ceres::QuaternionManifold);
+  });
+  ExpectSameEnd(runs);
+}
+
+TEST(Solver, SharedIntrinsicsConstantBlocksAndPriors) {
+  const SyntheticBa ba = MakeSyntheticBa(8, 300, 4, 14);
+  const Runs runs = SolveAll(ba, BaseOptions(), [](SyntheticBa* b, ceres::Problem* p) {
+    // One intrinsics block shared by all cameras.
+    for (auto& o : b->observations) {
+      auto* cost = new ceres::AutoDiffCostFunction<testing::ReprojectionError, 2, 6, 3, 3>(
+          new testing::ReprojectionError(o.u, o.v));
+      p->AddResidualBlock(cost, new ceres::CauchyLoss(2.0), b->poses[o.camera].data(),
+                          b->intrinsics[0].data(), b->points[o.point].data());
+    }
+    // Gauge: first camera constant, a few points constant.
+    p->SetParameterBlockConstant(b->poses[0].data());
+    for (int i = 0; i < 5; ++i) p->SetParameterBlockConstant(b->points[i].data());
+    // A prior on the second camera's translation (no landmark involved).
+    p->AddResidualBlock(new ceres::AutoDiffCostFunction<Prior, 6, 6>(new Prior(b->poses[1])), nullptr,
+                        b->poses[1].data());
+  });
+  ExpectSameEnd(runs);
+}
+
+TEST(Solver, UserOrderingAndPreconditioners) {
+  const SyntheticBa ba = MakeSyntheticBa(8, 200, 4, 15);
+  for (ceres::PreconditionerType pre : {ceres::SCHUR_JACOBI, ceres::JACOBI, ceres::IDENTITY}) {
+    Solver::Options o = BaseOptions();
+    o.preconditioner_type = pre;
+    SyntheticBa copy = ba;
+    auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+    const Runs runs = SolveAll(ba, o, [&](SyntheticBa* b, ceres::Problem* p) {
+      AddReprojectionResiduals(b, p, nullptr);
+    });
+    ExpectSameEnd(runs, 1e-5);
+  }
+}
+
+TEST(Solver, FullReportAndSummaryFields) {
+  SyntheticBa ba = MakeSyntheticBa(6, 100, 3, 16);
+  ceres::Problem problem;
+  AddReprojectionResiduals(&ba, &problem, nullptr);
+  Solver::Options o = BaseOptions();
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.max_num_iterations = 5;
+  o.function_tolerance = 1e-16;
+  o.gradient_tolerance = 1e-16;
+  ceres::Solver::Summary s;
+  Solve(o, &problem, &s);
+  EXPECT_EQ(s.termination_type, ceres::NO_CONVERGENCE);
+  EXPECT_EQ(s.message, "Maximum number of iterations reached. Number of iterations: 5.");
+  ASSERT_EQ(s.iterations.size(), 6u);
+  for (size_t i = 1; i < s.iterations.size(); ++i) {
+    EXPECT_GE(s.iterations[i].cumulative_time_in_seconds, s.iterations[i - 1].cumulative_time_in_seconds);
+    EXPECT_GT(s.iterations[i].linear_solver_iterations, 0);
+    EXPECT_GT(s.iterations[i].trust_region_radius, 0.0);
+  }
+  EXPECT_EQ(s.num_residual_blocks, static_cast<int>(ba.observations.size()));
+  EXPECT_EQ(s.num_linear_solves, 5);
+  EXPECT_GT(s.total_time_in_seconds, 0.0);
+  EXPECT_EQ(s.linear_solver_ordering_used, (std::vector<int>{100, 12}));
+  EXPECT_EQ(s.schur_structure_used, "2,3,d");
+  const std::string report = s.FullReport();
+  EXPECT_NE(report.find("ITERATIVE_SCHUR"), std::string::npos) << report;
+  EXPECT_NE(report.find("SCHUR_JACOBI"), std::string::npos) << report;
+  EXPECT_LT(s.final_cost, s.initial_cost);
+}
+
+TEST(Solver, PassThroughIsCeres) {
+  SyntheticBa a = MakeSyntheticBa(6, 100, 3, 17), b = a;
+  ceres::Problem pa, pb;
+  AddReprojectionResiduals(&a, &pa, nullptr);
+  AddReprojectionResiduals(&b, &pb, nullptr);
+  Solver::Options o = BaseOptions();
+  o.num_threads = 1;
+  ceres::Solver::Summary sa, sb;
+  Solve(o, &pa, &sa);
+  ceres::Solve(o, &pb, &sb);
+  EXPECT_EQ(sa.final_cost, sb.final_cost);
+  EXPECT_EQ(sa.iterations.size(), sb.iterations.size());
+}
+
+TEST(Solver, DeterministicAcrossRunsAndThreads) {
+  const SyntheticBa ba = MakeSyntheticBa(8, 400, 4, 18);
+  std::vector<double> costs;
+  for (int threads : {1, 2, 2}) {
+    SyntheticBa copy = ba;
+    ceres::Problem problem;
+    AddReprojectionResiduals(&copy, &problem, new ceres::HuberLoss(1.0));
+    Solver::Options o = BaseOptions();
+    o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+    o.num_threads = threads;
+    ceres::Solver::Summary s;
+    Solve(o, &problem, &s);
+    costs.push_back(s.final_cost);
+  }
+  EXPECT_EQ(costs[1], costs[2]);  // bit-identical run to run
+  EXPECT_EQ(costs[0], costs[1]);  // the work partition does not depend on threads
+}
+
+}  // namespace
+}  // namespace ceres_sqrtba
