@@ -1,0 +1,233 @@
+// Runs the bundle_adjuster binary: bad inputs and bad flags give one error
+// line and exit status 1; good runs write the CSV files as documented.
+#include <string>
+#include <vector>
+
+#include "example_test_util.h"
+#include "gtest/gtest.h"
+#include "run_csv.h"
+
+namespace ceres_sqrtba {
+namespace examples {
+namespace {
+
+using testing_util::CommandResult;
+using testing_util::SplitFields;
+using testing_util::SplitLines;
+using testing_util::TempDir;
+
+const std::string kBinary = BUNDLE_ADJUSTER_PATH;
+const std::string kData = EXAMPLE_DATA_DIR;
+
+CommandResult Run(const std::string& flags, const TempDir& dir) {
+  return testing_util::RunCommand("'" + kBinary + "' " + flags, dir);
+}
+
+// The run failed cleanly: exit status 1, one line on stderr starting with
+// "bundle_adjuster: error: " and containing `expected`, and no solve.
+void ExpectOneErrorLine(const CommandResult& result,
+                        const std::string& expected) {
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const std::vector<std::string> lines = SplitLines(result.err);
+  ASSERT_EQ(lines.size(), 1u) << result.err;
+  EXPECT_EQ(lines[0].rfind("bundle_adjuster: error: ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(expected), std::string::npos)
+      << "expected '" << expected << "' in '" << lines[0] << "'";
+  EXPECT_EQ(result.out.find("Solver Summary"), std::string::npos);
+}
+
+TEST(ExampleCli, SeedFilesGiveTheDocumentedResults) {
+  struct Seed {
+    const char* file;
+    const char* message;  // null: a valid file
+  };
+  const Seed seeds[] = {
+      {"valid_small.txt", nullptr},
+      {"valid_small.txt.bz2", nullptr},
+      {"truncated.txt", ":50: file ends after 37 of 42 parameter values"},
+      {"bad_camera_index.txt",
+       ":6: observation 4: camera index 3 is out of range [0, 3)"},
+      {"non_finite.txt",
+       ":31: non-finite number 'nan' (camera 1, value 9 of 9)"},
+      {"trailing_garbage.txt",
+       ":56: trailing data after the last of the 42 parameter values: 'end'"},
+      {"header_mismatch.txt",
+       ":13: expected camera parameters after the observations, found a "
+       "line like another observation; the header says 11 observations"},
+      {"huge_header.txt",
+       ":1: the header's counts (2000000000 cameras, 2000000000 points, "
+       "2000000000 observations) need "},
+      {"missing_number.txt",
+       ":4: expected 2 numbers for observation 2, found 1"},
+  };
+  for (const Seed& seed : seeds) {
+    SCOPED_TRACE(seed.file);
+    TempDir dir;
+    const std::string path = kData + "/" + seed.file;
+    const CommandResult result = Run("--input='" + path + "'", dir);
+    if (seed.message == nullptr) {
+      EXPECT_EQ(result.exit_code, 0) << result.err;
+      EXPECT_NE(result.out.find("Solver Summary"), std::string::npos);
+      EXPECT_NE(result.out.find("Problem " + std::string(seed.file) +
+                                ": 3 cameras, 5 points, 12 observations"),
+                std::string::npos)
+          << result.out;
+    } else {
+      ExpectOneErrorLine(result, path + seed.message);
+    }
+  }
+}
+
+TEST(ExampleCli, MissingFile) {
+  TempDir dir;
+  const std::string path = dir.Path("absent.txt");
+  ExpectOneErrorLine(Run("--input='" + path + "'", dir),
+                     path + ": cannot open for reading: No such file or "
+                            "directory");
+}
+
+TEST(ExampleCli, BadFlagValues) {
+  TempDir dir;
+  const std::string input = "--input='" + kData + "/valid_small.txt' ";
+  struct Case {
+    std::string flags;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"--linear_solver=fastest", "unknown --linear_solver 'fastest'"},
+      {"--num_threads=0", "--num_threads must be at least 1, got 0"},
+      {"--linear_solver=sqrt_iterative_schur --precision=half",
+       "unknown --precision 'half' (expected double or single)"},
+      {"--precision=single",
+       "--precision=single needs --linear_solver=sqrt_iterative_schur"},
+      {"--preconditioner=magic", "unknown --preconditioner 'magic'"},
+      {"--ordering=random", "unknown --ordering 'random'"},
+      {"--trust_region_strategy=bisection",
+       "unknown --trust_region_strategy 'bisection'"},
+      {"--use_manifolds", "--use_manifolds can only be used with "
+                          "--use_quaternions"},
+      {"--rotation_sigma=-1", "--rotation_sigma must be a finite value >= 0"},
+      {"--num_iterations=-3", "--num_iterations must be at least 0"},
+      {"--eta=0", "--eta must be a positive number"},
+      {"--max_linear_solver_iterations=0",
+       "--max_linear_solver_iterations must be at least 1"},
+      {"--inner_iterations --blocks_for_inner_iterations=all",
+       "unknown --blocks_for_inner_iterations 'all'"},
+      {"--csv=/nonexistent_folder/x.csv",
+       "/nonexistent_folder/x.csv: cannot open for writing"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.flags);
+    ExpectOneErrorLine(Run(input + c.flags, dir), c.message);
+  }
+  // The synthetic generator's flags are checked too.
+  ExpectOneErrorLine(Run("--synthetic_num_cameras=1", dir),
+                     "--synthetic_num_cameras must be at least 2, got 1");
+  ExpectOneErrorLine(Run("--synthetic_outlier_ratio=2", dir),
+                     "--synthetic_outlier_ratio must be in [0, 1]");
+}
+
+TEST(ExampleCli, SyntheticRunWritesBothCsvFiles) {
+  TempDir dir;
+  const std::string csv = dir.Path("iterations.csv");
+  const std::string summary = dir.Path("summary.csv");
+  const CommandResult result =
+      Run("--synthetic_num_cameras=8 --synthetic_num_points=300 "
+          "--synthetic_observations_per_point=3 --num_iterations=4 "
+          "--linear_solver=iterative_schur --preconditioner=schur_jacobi "
+          "--robustify --csv='" + csv + "' --summary_csv='" + summary + "'",
+          dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Problem synthetic-c8-p300-k3-seed38401: 8 "
+                            "cameras, 300 points, 900 observations"),
+            std::string::npos)
+      << result.out;
+
+  const std::vector<std::string> rows =
+      SplitLines(testing_util::ReadFile(csv));
+  ASSERT_GE(rows.size(), 2u);
+  EXPECT_EQ(rows[0],
+            "iteration,cumulative_seconds,cost,cost_change,gradient_max_norm,"
+            "trust_region_radius,linear_solver_iterations,step_accepted");
+  EXPECT_EQ(rows[0], kIterationCsvHeader);
+  EXPECT_EQ(rows.size(), 1u + 5u);  // iterations 0..4
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const std::vector<std::string> fields = SplitFields(rows[r]);
+    ASSERT_EQ(fields.size(), 8u) << rows[r];
+    EXPECT_EQ(fields[0], std::to_string(r - 1));
+    EXPECT_TRUE(fields[7] == "0" || fields[7] == "1") << rows[r];
+    EXPECT_GT(std::stod(fields[2]), 0.0);
+  }
+
+  const std::vector<std::string> lines =
+      SplitLines(testing_util::ReadFile(summary));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "solver,precision,problem,num_cameras,num_points,num_observations,"
+            "initial_cost,final_cost,iterations,"
+            "linear_solver_iterations_total,total_seconds,termination");
+  const std::vector<std::string> fields = SplitFields(lines[1]);
+  ASSERT_EQ(fields.size(), 12u) << lines[1];
+  EXPECT_EQ(fields[0], "iterative_schur+schur_jacobi");
+  EXPECT_EQ(fields[1], "double");
+  EXPECT_EQ(fields[2], "synthetic-c8-p300-k3-seed38401");
+  EXPECT_EQ(fields[3], "8");
+  EXPECT_EQ(fields[4], "300");
+  EXPECT_EQ(fields[5], "900");
+  EXPECT_LT(std::stod(fields[7]), std::stod(fields[6]));
+  EXPECT_EQ(fields[8], "4");
+  EXPECT_GT(std::stoll(fields[9]), 0);
+  EXPECT_EQ(fields[11], "NO_CONVERGENCE");
+  // The last iteration row has the final cost.
+  EXPECT_EQ(SplitFields(rows.back())[2], fields[7]);
+}
+
+TEST(ExampleCli, SqrtSolverRowsNameSolverAndPrecision) {
+  TempDir dir;
+  const std::string summary = dir.Path("summary.csv");
+  const CommandResult result = Run(
+      "--input='" + kData + "/valid_small.txt.bz2' --num_iterations=2 "
+      "--linear_solver=sqrt_iterative_schur --precision=single "
+      "--summary_csv='" + summary + "'",
+      dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines =
+      SplitLines(testing_util::ReadFile(summary));
+  ASSERT_EQ(lines.size(), 2u);
+  const std::vector<std::string> fields = SplitFields(lines[1]);
+  ASSERT_EQ(fields.size(), 12u);
+  EXPECT_EQ(fields[0], "sqrt_iterative_schur");
+  EXPECT_EQ(fields[1], "single");
+  EXPECT_EQ(fields[2], "valid_small.txt.bz2");
+}
+
+TEST(ExampleCli, PreprocessingAndPlyOutput) {
+  TempDir dir;
+  const CommandResult result = Run(
+      "--input='" + kData + "/valid_small.txt' --num_iterations=1 "
+      "--filter_min_depth --min_depth=1e9 --drop_single_observation_points",
+      dir);
+  // A threshold no point passes: nothing is left to solve.
+  ExpectOneErrorLine(result, "preprocessing removed every observation");
+
+  const CommandResult kept = Run(
+      "--input='" + kData + "/valid_small.txt' --num_iterations=1 "
+      "--filter_min_depth --drop_single_observation_points --initial_ply='" +
+          dir.Path("initial.ply") + "' --final_ply='" + dir.Path("final.ply") +
+          "'",
+      dir);
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_NE(kept.out.find("Preprocessing: dropped 0 observations with depth "
+                          "below 0.1"),
+            std::string::npos)
+      << kept.out;
+  EXPECT_NE(testing_util::ReadFile(dir.Path("initial.ply"))
+                .find("element vertex 8"),
+            std::string::npos);
+  EXPECT_NE(testing_util::ReadFile(dir.Path("final.ply")).find("end_header"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace examples
+}  // namespace ceres_sqrtba
