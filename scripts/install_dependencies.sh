@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ceres_sqrtba needs, when they are missing.
+# Run as root (or with sudo). Nothing is downloaded from anywhere but Debian.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev
+  libsuitesparse-dev libtbb-dev libgtest-dev libbenchmark-dev libbz2-dev
+  python3 python3-matplotlib
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "Installing: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
