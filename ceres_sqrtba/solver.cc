@@ -184,6 +184,22 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   mctx.fixed_cost = fixed_cost;
   mctx.start_time = start_time;
   mctx.is_silent = options.logging_type == ceres::SILENT;
+  if (single) {
+    // Values a float cannot hold, or a numerical failure in float, switch the
+    // solve to double precision (if that fits in memory).
+    mctx.make_fallback_solver = [&](std::string* why) -> std::unique_ptr<internal::LinearSolver> {
+      const int64_t need = internal::LandmarkBlocks<double>::RequiredBytes(layout);
+      const int64_t allowed = options.memory_limit_in_bytes > 0 ? options.memory_limit_in_bytes
+                                                                : internal::AvailableMemoryBytes();
+      if (allowed > 0 && need > allowed) {
+        *why = "Double precision would need " + internal::FormatBytes(need) + " for the landmark blocks but only " +
+               internal::FormatBytes(allowed) + " may be used.";
+        return nullptr;
+      }
+      return std::make_unique<internal::SqrtIterativeSchurSolver<double>>(s, layout, partition, &context,
+                                                                          ls_options);
+    };
+  }
   internal::ProgressLogger logger(options.minimizer_progress_to_stdout);
   StateUpdatingCallback state_updater(s, state.data());
   if (!mctx.is_silent) mctx.callbacks.push_back(&logger);
@@ -201,6 +217,9 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   if (summary->termination_type != ceres::FAILURE &&
       summary->termination_type != ceres::USER_FAILURE) {
     StateToUser(s, state.data());
+  }
+  if (!stats.precision_note.empty() && summary->termination_type != ceres::FAILURE) {
+    summary->message += " [" + stats.precision_note + "]";
   }
   summary->final_cost = summary->initial_cost;
   for (const ceres::IterationSummary& it : summary->iterations) {

@@ -1,6 +1,7 @@
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -76,7 +77,14 @@ void LandmarkBlocks<Scalar>::Write(int group, int position, int row, int residua
   const ResidualBlockInfo& rb = s_.residual_blocks[residual];
   const int m = rb.num_residuals;
   const int rc = b.residual_column();
-  for (int i = 0; i < m; ++i) b(row + i, rc) = static_cast<Scalar>(residuals[i]);
+  // Before the column scale is known (the first Jacobian) only values that do
+  // not fit at all are flagged; ScaleColumns checks the scaled values.
+  const double limit = scale_ != nullptr ? kMaxMagnitude : static_cast<double>(std::numeric_limits<Scalar>::max());
+  bool out_of_range = false;
+  for (int i = 0; i < m; ++i) {
+    out_of_range |= !(std::abs(residuals[i]) <= limit);
+    b(row + i, rc) = static_cast<Scalar>(residuals[i]);
+  }
   for (int i = 0; i < rb.num_parameter_blocks; ++i) {
     if (jacobians[i] == nullptr) continue;
     const int idx = rb.parameter_begin + i;
@@ -90,11 +98,23 @@ void LandmarkBlocks<Scalar>::Write(int group, int position, int row, int residua
     for (int rr = 0; rr < m; ++rr) {
       Scalar* out = b.row(row + rr) + col0;
       const double* in = j + rr * ts;
-      if (scale != nullptr) {
-        for (int c = 0; c < ts; ++c) out[c] = static_cast<Scalar>(in[c] * scale[c]);
-      } else {
-        for (int c = 0; c < ts; ++c) out[c] = static_cast<Scalar>(in[c]);
+      for (int c = 0; c < ts; ++c) {
+        const double v = scale != nullptr ? in[c] * scale[c] : in[c];
+        out_of_range |= !(std::abs(v) <= limit);
+        out[c] = static_cast<Scalar>(v);
       }
+    }
+  }
+  if (out_of_range) out_of_range_.store(true, std::memory_order_relaxed);
+}
+
+template <typename Scalar>
+void LandmarkBlocks<Scalar>::CheckRange() {
+  if (!(kMaxMagnitude < std::numeric_limits<double>::infinity())) return;
+  for (const Scalar v : data_) {
+    if (!(std::abs(static_cast<double>(v)) <= kMaxMagnitude)) {
+      out_of_range_.store(true, std::memory_order_relaxed);
+      return;
     }
   }
 }

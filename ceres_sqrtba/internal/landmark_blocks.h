@@ -10,7 +10,9 @@
 #ifndef CERES_SQRTBA_INTERNAL_LANDMARK_BLOCKS_H_
 #define CERES_SQRTBA_INTERNAL_LANDMARK_BLOCKS_H_
 
+#include <atomic>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "ceres_sqrtba/internal/evaluator.h"
@@ -64,6 +66,16 @@ class LandmarkBlocks : public JacobianWriter {
   void Write(int group, int position, int row, int residual,
              const double* residuals, const double* const* jacobians) override;
 
+  // True when a value written since the last ClearOutOfRange() cannot be used
+  // safely in Scalar: not finite, or so large that products of two such
+  // values overflow (|v| > sqrt(max) / 16). Only single precision checks.
+  bool out_of_range() const { return out_of_range_.load(std::memory_order_relaxed); }
+  void ClearOutOfRange() { out_of_range_.store(false, std::memory_order_relaxed); }
+  // Flags values of all blocks beyond kMaxMagnitude (after scaling).
+  void CheckRange();
+  static constexpr double kMaxMagnitude =
+      std::numeric_limits<Scalar>::digits < 53 ? 1e18 : std::numeric_limits<double>::infinity();
+
  private:
   const ProblemStructure& s_;
   const LandmarkBlockLayout& layout_;
@@ -71,6 +83,7 @@ class LandmarkBlocks : public JacobianWriter {
   std::vector<Scalar> rotations_;
   std::vector<int64_t> rotation_offset_;
   const double* scale_ = nullptr;
+  std::atomic<bool> out_of_range_{false};
 };
 
 extern template class LandmarkBlocks<float>;

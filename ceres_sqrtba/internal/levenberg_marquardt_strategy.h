@@ -36,6 +36,8 @@ class LevenbergMarquardtStrategy {
   void StepRejected();
   void StepIsInvalid() { StepRejected(); }
   double Radius() const { return radius_; }
+  // The next step recomputes the diagonal (the Jacobian moved to another solver).
+  void InvalidateDiagonal() { reuse_diagonal_ = false; }
 
  private:
   LevenbergMarquardtOptions options_;

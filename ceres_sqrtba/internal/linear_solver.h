@@ -45,6 +45,11 @@ class LinearSolver {
   // Scales the columns of the current Jacobian and of every later one.
   virtual void ScaleColumns(const double* scale) = 0;
 
+  // True when the last Jacobian could not be stored faithfully in the
+  // solver's precision (single precision overflow): the caller should solve
+  // in double precision instead.
+  virtual bool JacobianOutOfRange() const { return false; }
+
   // Solves the damped problem above for the current Jacobian and residuals.
   // d: the diagonal D; eta: Ceres' forcing parameter of the iterative solver.
   // Returns y and |J y|^2 (the model's quadratic term, undamped).

@@ -35,6 +35,7 @@ template <typename Scalar>
 JacobianWriter* SqrtIterativeSchurSolver<Scalar>::writer() {
   marginalized_ = false;
   damped_ = false;
+  blocks_.ClearOutOfRange();
   return &blocks_;
 }
 
@@ -98,6 +99,7 @@ void SqrtIterativeSchurSolver<Scalar>::ScaleColumns(const double* scale) {
       blocks_.block(g).ScaleColumns(col_scale);
     }
   });
+  blocks_.CheckRange();
 }
 
 template <typename Scalar>

@@ -46,6 +46,7 @@ class SqrtIterativeSchurSolver : public LinearSolver {
   JacobianWriter* writer() override;
   void SquaredColumnNorms(double* norms) override;
   void ScaleColumns(const double* scale) override;
+  bool JacobianOutOfRange() const override { return blocks_.out_of_range(); }
   LinearSolverSummary Solve(const double* d, double eta, double* y,
                             double* jy_squared_norm) override;
 

@@ -142,13 +142,23 @@ class Minimizer {
       return false;
     }
     it_.cost = x_cost_ + ctx_.fixed_cost;
-    if (o_.jacobi_scaling && it_.iteration == 0) {
-      // Column scale from the first Jacobian: 1 / (1 + |J_i|), the one added
-      // to avoid dividing by zero for empty columns. The solver applies it to
-      // this Jacobian and, as it writes them, to every later one.
-      solver_->SquaredColumnNorms(scale_.data());
-      for (int i = 0; i < scale_.size(); ++i) scale_[i] = 1.0 / (1.0 + std::sqrt(scale_[i]));
-      solver_->ScaleColumns(scale_.data());
+    if (o_.jacobi_scaling) {
+      if (!scale_computed_) {
+        // Column scale from the first Jacobian: 1 / (1 + |J_i|), the one
+        // added to avoid dividing by zero for empty columns.
+        solver_->SquaredColumnNorms(scale_.data());
+        for (int i = 0; i < scale_.size(); ++i) scale_[i] = 1.0 / (1.0 + std::sqrt(scale_[i]));
+        scale_computed_ = true;
+      }
+      // The solver applies the scale to this Jacobian and, as it writes
+      // them, to every later one.
+      if (!solver_scaled_) solver_->ScaleColumns(scale_.data());
+      solver_scaled_ = true;
+    }
+    if (solver_->JacobianOutOfRange()) {
+      if (!SwitchToFallback("the Jacobian or the residuals exceed its range")) return false;
+      if (it_.iteration == 0) scale_computed_ = false;  // the scale saw overflowed values
+      return EvaluateGradientAndJacobian();
     }
     negative_gradient_ = -gradient_;
     if (!evaluator_->Plus(x_.data(), negative_gradient_.data(), projected_.data())) {
@@ -251,6 +261,14 @@ class Minimizer {
     }
     if (ls.termination == LinearSolverTermination::kFailure) {
       if (!ctx_.is_silent) LOG(WARNING) << "Linear solver failure. Failed to compute a step: " << ls.message;
+      if (fallback_ == nullptr && ctx_.make_fallback_solver) {
+        // A numerical failure in single precision: redo this step in double.
+        if (!SwitchToFallback("the linear solver failed (" + ls.message + ")")) return false;
+        const ceres::IterationSummary saved = it_;
+        if (!EvaluateGradientAndJacobian()) return false;
+        it_ = saved;
+        return ComputeTrustRegionStep();
+      }
       return true;
     }
     // step = -y. The model cost change of the step in the scaled space,
@@ -266,6 +284,28 @@ class Minimizer {
               << " absolute model cost change: " << model_cost_change_
               << " relative model cost change: " << (model_cost_change_ / x_cost_);
     }
+    return true;
+  }
+
+  // Continues the solve with the double precision fallback solver.
+  bool SwitchToFallback(const std::string& reason) {
+    std::string error;
+    std::unique_ptr<LinearSolver> fallback;
+    if (ctx_.make_fallback_solver) fallback = ctx_.make_fallback_solver(&error);
+    if (fallback == nullptr) {
+      summary_->message = "Single precision cannot solve this problem: " + reason + ". " + error;
+      summary_->termination_type = ceres::FAILURE;
+      return false;
+    }
+    fallback_ = std::move(fallback);
+    solver_ = fallback_.get();
+    solver_scaled_ = false;
+    strategy_->InvalidateDiagonal();
+    char note[512];
+    std::snprintf(note, sizeof(note), "Single precision: %s at iteration %d; continued in double precision.",
+                  reason.c_str(), it_.iteration);
+    stats_->precision_note = note;
+    if (!ctx_.is_silent) LOG(WARNING) << stats_->precision_note;
     return true;
   }
 
@@ -362,6 +402,9 @@ class Minimizer {
   double candidate_cost_ = 0.0;
   double model_cost_change_ = 0.0;
   int num_consecutive_invalid_steps_ = 0;
+  bool scale_computed_ = false;
+  bool solver_scaled_ = false;
+  std::unique_ptr<LinearSolver> fallback_;
   double start_time_ = 0.0;
   double iteration_start_time_ = 0.0;
 };

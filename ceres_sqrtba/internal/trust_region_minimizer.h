@@ -15,6 +15,9 @@
 #ifndef CERES_SQRTBA_INTERNAL_TRUST_REGION_MINIMIZER_H_
 #define CERES_SQRTBA_INTERNAL_TRUST_REGION_MINIMIZER_H_
 
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "ceres/ceres.h"
@@ -31,6 +34,10 @@ struct MinimizerContext {
   double fixed_cost = 0.0;
   double start_time = 0.0;  // wall time when Solve started (cumulative times)
   bool is_silent = false;
+  // Makes the double precision solver to continue with when the (single
+  // precision) linear solver cannot represent the problem: values beyond its
+  // range, or a numerical failure. Empty: no fallback, such a solve fails.
+  std::function<std::unique_ptr<LinearSolver>(std::string* error)> make_fallback_solver;
 };
 
 struct MinimizerStatistics {
@@ -40,6 +47,8 @@ struct MinimizerStatistics {
   int num_jacobian_evaluations = 0;
   double linear_solver_time = 0.0;
   int num_linear_solves = 0;
+  // Set when the solve switched to the fallback solver: why, and when.
+  std::string precision_note;
 };
 
 // parameters: the ambient state vector; on return it holds the best state

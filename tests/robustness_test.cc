@@ -1,0 +1,205 @@
+// Numerically hard problems and single precision limits: each solves or ends
+// cleanly with Ceres' semantics, with finite parameters, in both precisions.
+#include <cmath>
+#include <thread>
+
+#include "ceres_sqrtba/solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace {
+
+using testing::AddReprojectionResiduals;
+using testing::MakeSyntheticBa;
+using testing::SyntheticBa;
+
+struct Scaled {
+  Scaled(double u, double v) : e(u, v) {}
+  template <typename T>
+  bool operator()(const T* pose, const T* intr, const T* point, T* r) const {
+    e(pose, intr, point, r);
+    r[0] *= T(1e19);
+    r[1] *= T(1e19);
+    return true;
+  }
+  testing::ReprojectionError e;
+};
+
+Solver::Options Options(Precision precision) {
+  Solver::Options o;
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.precision = precision;
+  o.logging_type = ceres::SILENT;
+  o.max_num_iterations = 30;
+  o.num_threads = 2;
+  return o;
+}
+
+bool AllFinite(const SyntheticBa& ba) {
+  for (const auto* set : {&ba.poses, &ba.points, &ba.intrinsics}) {
+    for (const auto& v : *set) {
+      for (double x : v) {
+        if (!std::isfinite(x)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+class Robustness : public ::testing::TestWithParam<Precision> {};
+
+// Solves `ba` as built by `build` with the sqrt solver and with Ceres.
+void ExpectCleanSolve(SyntheticBa ba, Precision precision,
+                      const std::function<void(SyntheticBa*, ceres::Problem*)>& build,
+                      bool compare_with_ceres = true) {
+  SyntheticBa ceres_ba = ba;
+  ceres::Problem problem, ceres_problem;
+  build(&ba, &problem);
+  build(&ceres_ba, &ceres_problem);
+  ceres::Solver::Summary s, cs;
+  Solve(Options(precision), &problem, &s);
+  ceres::Solver::Options co;
+  co.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  co.preconditioner_type = ceres::SCHUR_JACOBI;
+  co.max_num_iterations = 30;
+  co.logging_type = ceres::SILENT;
+  ceres::Solve(co, &ceres_problem, &cs);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_TRUE(AllFinite(ba));
+  EXPECT_TRUE(std::isfinite(s.final_cost));
+  EXPECT_LE(s.final_cost, s.initial_cost);
+  if (compare_with_ceres) {
+    // Both follow LM with an inexact (eta = 0.1) inner solver: within the
+    // iteration limit they need not meet, but ours must be no worse.
+    EXPECT_LE(s.final_cost, cs.final_cost * (1 + 1e-3) + 1e-9) << s.message;
+  }
+}
+
+TEST_P(Robustness, LandmarkSeenByOneCamera) {
+  SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 31);
+  ba.observations.push_back({0, 0, 1.0, 2.0});  // add a point seen once
+  ba.points.push_back({0.3, 0.2, 0.1});
+  ba.observations.back().point = static_cast<int>(ba.points.size()) - 1;
+  ExpectCleanSolve(ba, GetParam(), [](SyntheticBa* b, ceres::Problem* p) {
+    AddReprojectionResiduals(b, p, new ceres::HuberLoss(1.0));
+  });
+}
+
+TEST_P(Robustness, NearlyParallelRaysAndFarLandmarks) {
+  SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 32);
+  ba.points[0] = {0.0, 0.0, 1e7};  // very far: rays nearly parallel
+  ba.points[1] = {1e-9, 0.0, 0.0};
+  ExpectCleanSolve(ba, GetParam(), [](SyntheticBa* b, ceres::Problem* p) {
+    AddReprojectionResiduals(b, p, new ceres::HuberLoss(1.0));
+  }, /*compare_with_ceres=*/false);
+}
+
+TEST_P(Robustness, CameraThatSeesNothing) {
+  SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 33);
+  ExpectCleanSolve(ba, GetParam(), [](SyntheticBa* b, ceres::Problem* p) {
+    b->poses.reserve(b->poses.size() + 1);  // keep the pointers Ceres holds valid
+    AddReprojectionResiduals(b, p, nullptr);
+    b->poses.push_back({0.1, 0.2, 0.3, 1, 2, 3});
+    p->AddParameterBlock(b->poses.back().data(), 6);  // no residuals
+  });
+}
+
+TEST_P(Robustness, AllCamerasConstant) {
+  SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 34);
+  ExpectCleanSolve(ba, GetParam(), [](SyntheticBa* b, ceres::Problem* p) {
+    AddReprojectionResiduals(b, p, nullptr);
+    for (auto& c : b->poses) p->SetParameterBlockConstant(c.data());
+    for (auto& c : b->intrinsics) p->SetParameterBlockConstant(c.data());
+  });
+}
+
+TEST_P(Robustness, AllLandmarksConstant) {
+  SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 35);
+  ExpectCleanSolve(ba, GetParam(), [](SyntheticBa* b, ceres::Problem* p) {
+    AddReprojectionResiduals(b, p, nullptr);
+    for (auto& c : b->points) p->SetParameterBlockConstant(c.data());
+  });
+}
+
+TEST_P(Robustness, ZeroResiduals) {
+  SyntheticBa ba = MakeSyntheticBa(4, 30, 3, 36, 0.0);
+  // Observations equal to the predictions: cost 0, gradient 0.
+  for (auto& o : ba.observations) {
+    double r[2];
+    testing::ReprojectionError(0, 0)(ba.poses[o.camera].data(), ba.intrinsics[o.camera].data(),
+                                     ba.points[o.point].data(), r);
+    o.u = r[0];
+    o.v = r[1];
+  }
+  SyntheticBa copy = ba;
+  ceres::Problem problem;
+  AddReprojectionResiduals(&copy, &problem, nullptr);
+  ceres::Solver::Summary s;
+  Solve(Options(GetParam()), &problem, &s);
+  EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << s.message;
+  EXPECT_LT(s.final_cost, 1e-20);  // autodiff rounds differently from the test
+  EXPECT_EQ(s.iterations.size(), 1u);  // converged at the initial point
+  EXPECT_EQ(copy.points, ba.points);
+}
+
+TEST_P(Robustness, HugeResidualsNeverReturnGarbage) {
+  // Residuals around 1e20: beyond what single precision can square safely.
+  SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 37);
+  SyntheticBa double_ba = ba;
+  auto build = [](SyntheticBa* b, ceres::Problem* p) {
+    for (const auto& o : b->observations) {
+      p->AddResidualBlock(new ceres::AutoDiffCostFunction<Scaled, 2, 6, 3, 3>(new Scaled(o.u, o.v)), nullptr,
+                          b->poses[o.camera].data(), b->intrinsics[o.camera].data(), b->points[o.point].data());
+    }
+  };
+  ceres::Problem problem, double_problem;
+  build(&ba, &problem);
+  build(&double_ba, &double_problem);
+  ceres::Solver::Summary s, ds;
+  Solve(Options(GetParam()), &problem, &s);
+  Solve(Options(DOUBLE_PRECISION), &double_problem, &ds);
+  EXPECT_TRUE(AllFinite(ba));
+  if (GetParam() == SINGLE_PRECISION) {
+    // Either recovered in double (and says so) or failed; never silently wrong.
+    if (s.termination_type == ceres::FAILURE) {
+      EXPECT_NE(s.message.find("Single precision"), std::string::npos) << s.message;
+    } else {
+      EXPECT_NE(s.message.find("continued in double precision"), std::string::npos) << s.message;
+      EXPECT_NEAR(s.final_cost, ds.final_cost, 1e-6 * ds.final_cost);
+    }
+  } else {
+    EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+    EXPECT_LT(s.final_cost, s.initial_cost);
+  }
+}
+
+TEST_P(Robustness, TwoSolvesInTwoThreads) {
+  const SyntheticBa a0 = MakeSyntheticBa(6, 150, 3, 38), b0 = MakeSyntheticBa(7, 120, 4, 39);
+  auto solve = [&](const SyntheticBa& in, double* cost) {
+    SyntheticBa ba = in;
+    ceres::Problem problem;
+    AddReprojectionResiduals(&ba, &problem, new ceres::HuberLoss(1.0));
+    ceres::Solver::Summary s;
+    Solve(Options(GetParam()), &problem, &s);
+    *cost = s.final_cost;
+  };
+  double alone_a, alone_b, together_a, together_b;
+  solve(a0, &alone_a);
+  solve(b0, &alone_b);
+  std::thread ta([&] { solve(a0, &together_a); });
+  std::thread tb([&] { solve(b0, &together_b); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(alone_a, together_a);
+  EXPECT_EQ(alone_b, together_b);
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, Robustness,
+                         ::testing::Values(DOUBLE_PRECISION, SINGLE_PRECISION),
+                         [](const ::testing::TestParamInfo<Precision>& info) {
+                           return std::string(info.param == SINGLE_PRECISION ? "Single" : "Double");
+                         });
+
+}  // namespace
+}  // namespace ceres_sqrtba
