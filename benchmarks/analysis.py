@@ -1,0 +1,97 @@
+"""From run records and their trace files to per-problem results.
+
+Everything the report, the plots, the target checks and the results checker
+derive is computed here from runs.csv plus traces/, so a results folder can
+always be re-analysed (--report-only) and checked independently of the run.
+"""
+
+import math
+import os
+from collections import OrderedDict, namedtuple
+
+import bench_io
+import perf_profiles
+
+# run: the runs.csv record; rows: parsed trace rows or None; trace: (t, cost)
+# points or None.  Both None unless the run succeeded.
+RunData = namedtuple("RunData", "run rows trace")
+
+# runs: {solver: RunData} in solver order; analysis: perf_profiles.ProblemAnalysis.
+ProblemResult = namedtuple("ProblemResult", "name kind num_observations runs analysis")
+
+
+def load_run(out_dir, run):
+    """RunData of one record; the trace of a run that did not succeed is ignored."""
+    if run["status"] != bench_io.STATUS_OK:
+        return RunData(run, None, None)
+    rows = bench_io.read_trace_rows(os.path.join(out_dir, run["trace"]))
+    return RunData(run, rows, bench_io.trace_points(rows))
+
+
+def group_by_problem(runs):
+    """{problem: [runs]} keeping the order in which problems were run."""
+    groups = OrderedDict()
+    for run in runs:
+        groups.setdefault(run["problem"], []).append(run)
+    return groups
+
+
+def _num_observations(runs):
+    counts = [r["num_observations"] for r in runs if r.get("num_observations")]
+    return max(counts) if counts else None
+
+
+def analyse(out_dir, runs, taus=perf_profiles.TAUS):
+    """One ProblemResult per problem, in run order."""
+    results = []
+    for name, problem_runs in group_by_problem(runs).items():
+        data = OrderedDict((r["solver"], load_run(out_dir, r)) for r in problem_runs)
+        analysis = perf_profiles.analyse_problem(
+            {solver: d.trace for solver, d in data.items()}, taus)
+        results.append(ProblemResult(name, problem_runs[0]["kind"],
+                                     _num_observations(problem_runs), data, analysis))
+    return results
+
+
+def taus_of(results):
+    """The tolerances analysed, largest first (the order of tables and panels)."""
+    return sorted(results[0].analysis.times, reverse=True) if results else list(perf_profiles.TAUS)
+
+
+def solvers_in(results):
+    """Solver names appearing in any problem, in first-seen order."""
+    names = []
+    for result in results:
+        names.extend(s for s in result.runs if s not in names)
+    return names
+
+
+def seconds_per_iteration(rows):
+    """Mean duration of an outer (LM) iteration, leaving out iteration 0's setup."""
+    if not rows or len(rows) < 2:
+        return None
+    return (rows[-1]["cumulative_seconds"] - rows[0]["cumulative_seconds"]) / (len(rows) - 1)
+
+
+def seconds_per_linear_iteration(rows):
+    """Solve time per CG/PCG iteration, over all iterations after iteration 0.
+
+    The trace has no separate linear-solver time, so this includes each outer
+    iteration's linearisation and (for sqrt solvers) QR; the PCG loop dominates
+    that once there are tens of PCG iterations per outer iteration.
+    """
+    if not rows or len(rows) < 2:
+        return None
+    linear = sum(r["linear_solver_iterations"] for r in rows[1:])
+    if linear <= 0:
+        return None
+    return (rows[-1]["cumulative_seconds"] - rows[0]["cumulative_seconds"]) / linear
+
+
+def relative_gap(cost, f_star):
+    """(cost - f*) / |f*|: how far a final cost is from the best one found."""
+    if cost is None or f_star is None or not math.isfinite(cost):
+        return None
+    if f_star == 0:
+        return 0.0 if cost == 0 else math.inf
+    return (cost - f_star) / abs(f_star)

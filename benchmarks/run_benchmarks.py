@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""Benchmark driver: every BAL problem in a folder (and optional synthetic
+sizes) through every solver configuration, each run in its own process of the
+example binary; then time-to-accuracy tables, performance profiles, plots and
+the project's target checks.  See docs/benchmarks.md.
+
+Run with Debian's /usr/bin/python3 (it has matplotlib); only the standard
+library is used otherwise.
+"""
+
+import argparse
+import datetime
+import os
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import analysis  # noqa: E402
+import bench_io  # noqa: E402
+import problems  # noqa: E402
+import report  # noqa: E402
+import runner  # noqa: E402
+import solvers  # noqa: E402
+import targets  # noqa: E402
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_BINARY = os.path.join(REPO_ROOT, "build", "examples", "bundle_adjuster")
+DEFAULT_BAL_DIR = os.environ.get("CERES_SQRTBA_BAL_DIR") or os.path.normpath(
+    os.path.join(REPO_ROOT, "..", "shared", "bal"))
+DEFAULT_DOCS = os.path.join(REPO_ROOT, "docs", "benchmarks.md")
+DEFAULT_SEED = 38401  # the example's (and Ceres' bundle_adjuster's) default seed
+
+
+def available_cores():
+    """Cores this process may run on (respects taskset/cgroup affinity)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _csv_list(parse):
+    """argparse type for comma-separated values, each parsed by `parse`."""
+    def convert(text):
+        try:
+            return [parse(item.strip()) for item in text.split(",") if item.strip()]
+        except (KeyError, ValueError) as error:
+            raise argparse.ArgumentTypeError(str(error).strip("'\""))
+    return convert
+
+
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1: %s" % text)
+    return value
+
+
+def _solver_epilog():
+    """--help text listing the solver table, so the help never disagrees with it."""
+    lines = ["every run gets: " + " ".join(solvers.common_flags("N", "T")), "solvers:"]
+    lines += ["  %-20s %s" % (s.name, " ".join(s.flags)) for s in solvers.SOLVERS]
+    return "\n".join(lines)
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_solver_epilog())
+    runs = parser.add_argument_group("what to run")
+    runs.add_argument("--binary", default=DEFAULT_BINARY,
+                      help="example binary (default: %(default)s); a *.py file runs "
+                           "under this Python (test stand-ins)")
+    runs.add_argument("--bal-dir", default=DEFAULT_BAL_DIR,
+                      help="folder of BAL problems (*.txt, *.bal, optionally .bz2/.gz); "
+                           "default $CERES_SQRTBA_BAL_DIR or ../shared/bal next to the "
+                           "repository (%(default)s)")
+    runs.add_argument("--no-bal", action="store_true",
+                      help="run no BAL files (e.g. only --synthetic problems)")
+    runs.add_argument("--problems", nargs="+", metavar="PATTERN",
+                      help="only problems whose name matches a glob or contains a pattern, "
+                           "e.g. --problems 'problem-49*' synthetic")
+    runs.add_argument("--synthetic", type=_csv_list(problems.parse_count), default=[],
+                      metavar="SIZES",
+                      help="also run the binary's synthetic problem at these approximate "
+                           "observation counts, e.g. 100k,1M (%d observations per point, "
+                           "%d points per camera)" % (problems.SYNTHETIC_OBSERVATIONS_PER_POINT,
+                                                       problems.SYNTHETIC_POINTS_PER_CAMERA))
+    runs.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                      help="--random_seed of synthetic problems (default %(default)s)")
+    runs.add_argument("--solvers", type=_csv_list(lambda n: solvers.by_name(n).name),
+                      default=solvers.solver_names(), metavar="NAMES",
+                      help="comma-separated subset of the solvers below (default: all)")
+    runs.add_argument("--threads", type=_positive_int, default=available_cores(),
+                      help="--num_threads of every run (default: available cores, %(default)s)")
+    runs.add_argument("--num-iterations", type=_positive_int,
+                      default=solvers.DEFAULT_NUM_ITERATIONS,
+                      help="--num_iterations of every run (default %(default)s)")
+    runs.add_argument("--timeout", type=float, default=3600.0,
+                      help="seconds after which a run is killed and recorded as timeout "
+                           "(default %(default)s; 0 = never)")
+    runs.add_argument("--dry-run", action="store_true",
+                      help="print the problems and the command of each run, run nothing")
+    out = parser.add_argument_group("results")
+    out.add_argument("--out", help="results folder (default: results/<date>_<time> in the "
+                                   "repository)")
+    out.add_argument("--report-only", action="store_true",
+                     help="run nothing: rebuild the report and plots from --out's runs.csv "
+                          "and traces/")
+    out.add_argument("--update-docs", action="store_true",
+                     help="also rewrite the results section of --docs and copy the plots "
+                          "next to it")
+    out.add_argument("--docs", default=DEFAULT_DOCS,
+                     help="markdown page updated by --update-docs (default: %(default)s)")
+    return parser
+
+
+def collect_problems(args):
+    """The problems to run, BAL files first (smallest first), then synthetic sizes."""
+    found = [] if args.no_bal else problems.discover_bal(args.bal_dir)
+    found += [problems.synthetic_problem(n, args.seed) for n in sorted(args.synthetic)]
+    return problems.select(found, args.problems)
+
+
+def default_out_dir():
+    return os.path.join(REPO_ROOT, "results",
+                        datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S"))
+
+
+def _progress(index, total, run):
+    detail = ("%.2f s, %.0f MiB" % (run["wall_seconds"], run["peak_rss_mib"])
+              if run["status"] == bench_io.STATUS_OK else run["error"])
+    print("[%d/%d] %s %s: %s (%s)" % (index, total, run["problem"], run["solver"],
+                                      run["status"], detail), flush=True)
+
+
+def run_all(args, problem_list, out_dir):
+    """Run every (problem, solver) pair; runs.csv is rewritten after each run so
+    an interrupted benchmark still leaves a usable (partial) results folder."""
+    os.makedirs(os.path.join(out_dir, runner.TRACES_DIR), exist_ok=True)
+    common = solvers.common_flags(args.num_iterations, args.threads)
+    report.save_machine_info(out_dir, report.collect_machine_info(
+        args.threads, os.path.abspath(args.binary), REPO_ROOT, common))
+    pairs = [(p, solvers.by_name(s)) for p in problem_list for s in args.solvers]
+    runs = []
+    for index, (problem, solver) in enumerate(pairs, 1):
+        runs.append(runner.run_one(args.binary, problem, solver, common, out_dir,
+                                   args.threads, args.timeout or None))
+        bench_io.write_runs(os.path.join(out_dir, "runs.csv"), runs)
+        _progress(index, len(pairs), runs[-1])
+    return runs
+
+
+def make_report(out_dir, runs, docs_path=None):
+    """Analyse runs, write plots, results.md, time_to_tau.csv and targets.csv,
+    print the target checks; with docs_path also update the docs."""
+    import plots  # matplotlib only now: see the note in runner.execute on peak memory
+
+    results = analysis.analyse(out_dir, runs)
+    solver_names = analysis.solvers_in(results)
+    target_results = targets.evaluate_all(results)
+    images = plots.plot_all(results, solver_names, out_dir)
+    machine = report.load_machine_info(out_dir)
+
+    def render(**layout):
+        return report.results_markdown(results, target_results, machine, images,
+                                       solver_names, **layout)
+
+    markdown = render()
+    report.write_results_md(out_dir, markdown)
+    report.write_time_to_tau_csv(out_dir, results)
+    report.write_targets_csv(out_dir, target_results)
+    print("\n".join(report.targets_table(target_results)))
+    if docs_path:  # embedded under the page's "## Results" heading
+        report.update_docs(docs_path, out_dir, images,
+                           lambda image_dir: render(level=2, image_dir=image_dir, title=None))
+        print("updated %s" % docs_path)
+
+
+def _dry_run(args, problem_list):
+    common = solvers.common_flags(args.num_iterations, args.threads)
+    for problem in problem_list:
+        for name in args.solvers:
+            print(shlex.join(runner.build_command(args.binary, problem, solvers.by_name(name),
+                                                  common)))
+
+
+def parse_args(argv):
+    """Parsed arguments, with the checks argparse cannot express."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.report_only and not args.out:
+        parser.error("--report-only needs --out (the results folder to re-analyse)")
+    if not args.solvers:
+        parser.error("--solvers: no solver given")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out_dir = os.path.abspath(args.out or default_out_dir())
+    if args.report_only:
+        runs = bench_io.read_runs(os.path.join(out_dir, "runs.csv"))
+    else:
+        problem_list = collect_problems(args)
+        if not problem_list:
+            sys.exit("no problems: no BAL files in %s and no --synthetic sizes (or none "
+                     "matched --problems)" % args.bal_dir)
+        if args.dry_run:
+            _dry_run(args, problem_list)
+            return 0
+        if not os.path.exists(args.binary):
+            sys.exit("binary not found: %s (build it, or pass --binary)" % args.binary)
+        runs = run_all(args, problem_list, out_dir)
+    make_report(out_dir, runs, args.docs if args.update_docs else None)
+    failed = sum(1 for r in runs if r["status"] != bench_io.STATUS_OK)
+    print("%d runs, %d failed; results in %s" % (len(runs), failed, out_dir))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
