@@ -19,7 +19,7 @@ using testing_util::TempDir;
 const std::string kBinary = BUNDLE_ADJUSTER_PATH;
 const std::string kData = EXAMPLE_DATA_DIR;
 
-CommandResult Run(const std::string& flags, const TempDir& dir) {
+CommandResult RunAdjuster(const std::string& flags, const TempDir& dir) {
   return testing_util::RunCommand("'" + kBinary + "' " + flags, dir);
 }
 
@@ -64,7 +64,7 @@ TEST(ExampleCli, SeedFilesGiveTheDocumentedResults) {
     SCOPED_TRACE(seed.file);
     TempDir dir;
     const std::string path = kData + "/" + seed.file;
-    const CommandResult result = Run("--input='" + path + "'", dir);
+    const CommandResult result = RunAdjuster("--input='" + path + "'", dir);
     if (seed.message == nullptr) {
       EXPECT_EQ(result.exit_code, 0) << result.err;
       EXPECT_NE(result.out.find("Solver Summary"), std::string::npos);
@@ -81,7 +81,7 @@ TEST(ExampleCli, SeedFilesGiveTheDocumentedResults) {
 TEST(ExampleCli, MissingFile) {
   TempDir dir;
   const std::string path = dir.Path("absent.txt");
-  ExpectOneErrorLine(Run("--input='" + path + "'", dir),
+  ExpectOneErrorLine(RunAdjuster("--input='" + path + "'", dir),
                      path + ": cannot open for reading: No such file or "
                             "directory");
 }
@@ -118,12 +118,12 @@ TEST(ExampleCli, BadFlagValues) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.flags);
-    ExpectOneErrorLine(Run(input + c.flags, dir), c.message);
+    ExpectOneErrorLine(RunAdjuster(input + c.flags, dir), c.message);
   }
   // The synthetic generator's flags are checked too.
-  ExpectOneErrorLine(Run("--synthetic_num_cameras=1", dir),
+  ExpectOneErrorLine(RunAdjuster("--synthetic_num_cameras=1", dir),
                      "--synthetic_num_cameras must be at least 2, got 1");
-  ExpectOneErrorLine(Run("--synthetic_outlier_ratio=2", dir),
+  ExpectOneErrorLine(RunAdjuster("--synthetic_outlier_ratio=2", dir),
                      "--synthetic_outlier_ratio must be in [0, 1]");
 }
 
@@ -132,7 +132,7 @@ TEST(ExampleCli, SyntheticRunWritesBothCsvFiles) {
   const std::string csv = dir.Path("iterations.csv");
   const std::string summary = dir.Path("summary.csv");
   const CommandResult result =
-      Run("--synthetic_num_cameras=8 --synthetic_num_points=300 "
+      RunAdjuster("--synthetic_num_cameras=8 --synthetic_num_points=300 "
           "--synthetic_observations_per_point=3 --num_iterations=4 "
           "--linear_solver=iterative_schur --preconditioner=schur_jacobi "
           "--robustify --csv='" + csv + "' --summary_csv='" + summary + "'",
@@ -185,7 +185,7 @@ TEST(ExampleCli, SyntheticRunWritesBothCsvFiles) {
 TEST(ExampleCli, SqrtSolverRowsNameSolverAndPrecision) {
   TempDir dir;
   const std::string summary = dir.Path("summary.csv");
-  const CommandResult result = Run(
+  const CommandResult result = RunAdjuster(
       "--input='" + kData + "/valid_small.txt.bz2' --num_iterations=2 "
       "--linear_solver=sqrt_iterative_schur --precision=single "
       "--summary_csv='" + summary + "'",
@@ -203,14 +203,14 @@ TEST(ExampleCli, SqrtSolverRowsNameSolverAndPrecision) {
 
 TEST(ExampleCli, PreprocessingAndPlyOutput) {
   TempDir dir;
-  const CommandResult result = Run(
+  const CommandResult result = RunAdjuster(
       "--input='" + kData + "/valid_small.txt' --num_iterations=1 "
       "--filter_min_depth --min_depth=1e9 --drop_single_observation_points",
       dir);
   // A threshold no point passes: nothing is left to solve.
   ExpectOneErrorLine(result, "preprocessing removed every observation");
 
-  const CommandResult kept = Run(
+  const CommandResult kept = RunAdjuster(
       "--input='" + kData + "/valid_small.txt' --num_iterations=1 "
       "--filter_min_depth --drop_single_observation_points --initial_ply='" +
           dir.Path("initial.ply") + "' --final_ply='" + dir.Path("final.ply") +

@@ -71,7 +71,9 @@ TEST(ExampleEndToEnd, SqrtSolverMatchesIterativeSchurOnLadybug49) {
             precision,
         dir);
     ASSERT_TRUE(sqrt_run.ok);
-    EXPECT_EQ(sqrt_run.initial_cost, reference.initial_cost);
+    // Same problem; the square-root solver may sum the cost in another order.
+    EXPECT_NEAR(sqrt_run.initial_cost, reference.initial_cost,
+                1e-9 * reference.initial_cost);
     EXPECT_NE(sqrt_run.termination, "FAILURE");
     EXPECT_NEAR(sqrt_run.final_cost, reference.final_cost,
                 1e-3 * reference.final_cost);

@@ -1,0 +1,443 @@
+// bundle_adjuster: solves a BAL problem (or a synthetic one) with any Ceres
+// linear solver or with the square-root solver of ceres_sqrtba.
+//
+// Flags, defaults, problem building and preprocessing follow Ceres' own
+// examples/bundle_adjuster.cc, so that the same command line gives the same
+// problem and the same initial cost; every solve goes through
+// ceres_sqrtba::Solve, so two runs differ only in the linear solver.
+// docs/bundle_adjuster.md describes every flag and output.
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "bal_problem.h"
+#include "bal_random.h"
+#include "build_problem.h"
+#include "ceres_sqrtba/solver.h"
+#include "gflags/gflags.h"
+#include "glog/logging.h"
+#include "run_csv.h"
+#include "synthetic_problem.h"
+
+// Flags shared with Ceres' example: same names, meanings and defaults.
+DEFINE_string(input, "",
+              "BAL problem file, plain text or .bz2. Empty: solve the "
+              "synthetic problem described by the --synthetic_* flags.");
+DEFINE_string(trust_region_strategy, "levenberg_marquardt",
+              "levenberg_marquardt or dogleg.");
+DEFINE_string(dogleg, "traditional_dogleg",
+              "traditional_dogleg or subspace_dogleg.");
+DEFINE_bool(inner_iterations, false,
+            "Refine each successful trust region step by inner iterations.");
+DEFINE_string(blocks_for_inner_iterations, "automatic",
+              "automatic, cameras, points, cameras,points or points,cameras.");
+DEFINE_string(linear_solver, "sparse_schur",
+              "sparse_schur, dense_schur, iterative_schur, "
+              "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky, "
+              "or sqrt_iterative_schur (square-root bundle adjustment).");
+DEFINE_bool(explicit_schur_complement, false,
+            "With iterative_schur, form the Schur complement explicitly.");
+DEFINE_string(preconditioner, "jacobi",
+              "identity, jacobi, schur_jacobi, cluster_jacobi or "
+              "cluster_tridiagonal. With sqrt_iterative_schur the default is "
+              "schur_jacobi.");
+DEFINE_string(visibility_clustering, "canonical_views",
+              "canonical_views or single_linkage.");
+DEFINE_string(sparse_linear_algebra_library, "suite_sparse",
+              "suite_sparse, cx_sparse, eigen_sparse, accelerate_sparse or "
+              "no_sparse.");
+DEFINE_string(dense_linear_algebra_library, "eigen", "eigen, lapack or cuda.");
+DEFINE_string(ordering, "automatic",
+              "automatic, or user (points eliminated first, then cameras).");
+DEFINE_bool(use_quaternions, false,
+            "Represent camera rotations by quaternions (10-value cameras) "
+            "instead of angle-axis.");
+DEFINE_bool(use_manifolds, false,
+            "With --use_quaternions: quaternion manifold on the rotation.");
+DEFINE_bool(robustify, false, "Huber loss (scale 1 pixel) on every residual.");
+DEFINE_double(eta, 1e-2,
+              "Accuracy of each truncated Newton step (iterative solvers).");
+DEFINE_int32(num_threads, 1, "Number of threads.");
+DEFINE_int32(num_iterations, 5, "Maximum number of minimizer iterations.");
+DEFINE_double(max_solver_time, 1e32, "Maximum solve time in seconds.");
+DEFINE_bool(nonmonotonic_steps, false,
+            "Let the trust region algorithm take non-monotonic steps.");
+DEFINE_double(rotation_sigma, 0.0,
+              "Standard deviation of the camera rotation perturbation "
+              "(radians, angle-axis, camera centre kept).");
+DEFINE_double(translation_sigma, 0.0,
+              "Standard deviation of the camera translation perturbation.");
+DEFINE_double(point_sigma, 0.0,
+              "Standard deviation of the point perturbation.");
+DEFINE_int32(random_seed, 38401,
+             "Seed of the perturbations (and of the synthetic problem).");
+DEFINE_bool(line_search, false,
+            "Use a line search minimizer instead of a trust region.");
+DEFINE_bool(mixed_precision_solves, false,
+            "Ceres' mixed precision solves (Cholesky based solvers).");
+DEFINE_int32(max_num_refinement_iterations, 0,
+             "Iterative refinement iterations of mixed precision solves.");
+DEFINE_string(initial_ply, "",
+              "Write the problem as read (before normalization) to this PLY "
+              "file.");
+DEFINE_string(final_ply, "", "Write the solved problem to this PLY file.");
+
+// Flags added by this project.
+DEFINE_string(precision, "double",
+              "double or single: floating point type of the square-root "
+              "solver's linear algebra (only with sqrt_iterative_schur).");
+DEFINE_string(csv, "",
+              "Write one CSV row per minimizer iteration to this file.");
+DEFINE_string(summary_csv, "",
+              "Write a CSV header and one summary row of the run to this file.");
+DEFINE_int32(max_linear_solver_iterations, 500,
+             "Maximum iterations of iterative linear solvers per step.");
+DEFINE_bool(jacobi_scaling, true, "Scale the Jacobian columns (as Ceres).");
+DEFINE_int32(synthetic_num_cameras, 32, "Cameras of the synthetic problem.");
+DEFINE_int32(synthetic_num_points, 10000, "Points of the synthetic problem.");
+DEFINE_int32(synthetic_observations_per_point, 5,
+             "Cameras that see each point of the synthetic problem.");
+DEFINE_double(synthetic_outlier_ratio, 0.02,
+              "Fraction of synthetic observations moved 20-100 px away.");
+DEFINE_double(synthetic_pixel_noise, 1.0,
+              "Standard deviation (pixels) of the synthetic pixel noise.");
+DEFINE_bool(filter_min_depth, false,
+            "Preprocessing of the paper: after normalization and "
+            "perturbation, drop observations whose point is less than "
+            "--min_depth in front of the camera (or behind it).");
+DEFINE_double(min_depth, 0.1,
+              "Depth threshold of --filter_min_depth, in the normalized "
+              "scene's units (the median absolute deviation of the points is "
+              "100).");
+DEFINE_bool(drop_single_observation_points, false,
+            "Preprocessing of the paper: drop points left with fewer than "
+            "two observations (after --filter_min_depth), and cameras left "
+            "with none.");
+
+namespace ceres_sqrtba {
+namespace examples {
+namespace {
+
+constexpr char kProgram[] = "bundle_adjuster";
+
+int Fail(const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: error: %s\n", kProgram, message.c_str());
+  return 1;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool FlagIsDefault(const char* name) {
+  gflags::CommandLineFlagInfo info;
+  return gflags::GetCommandLineFlagInfo(name, &info) && info.is_default;
+}
+
+// Everything the flags say about the solver, checked.
+struct Setup {
+  Solver::Options options;
+  std::string solver_name;     // for the summary CSV
+  std::string precision_name;  // for the summary CSV
+};
+
+bool SetSolverOptions(Setup* setup, std::string* error) {
+  Solver::Options& options = setup->options;
+  const std::string linear_solver = Lower(FLAGS_linear_solver);
+  const bool sqrt_solver = linear_solver == "sqrt_iterative_schur";
+  if (sqrt_solver) {
+    options.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+    options.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  } else if (!ceres::StringToLinearSolverType(linear_solver,
+                                              &options.linear_solver_type)) {
+    *error = "unknown --linear_solver '" + FLAGS_linear_solver +
+             "' (expected sparse_schur, dense_schur, iterative_schur, "
+             "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky "
+             "or sqrt_iterative_schur)";
+    return false;
+  }
+  if (sqrt_solver && FlagIsDefault("preconditioner")) {
+    // The square-root solver's preconditioner is the block diagonal of the
+    // reduced camera system, which is what SCHUR_JACOBI means in Ceres.
+    options.preconditioner_type = ceres::SCHUR_JACOBI;
+  } else if (!ceres::StringToPreconditionerType(FLAGS_preconditioner,
+                                                &options.preconditioner_type)) {
+    *error = "unknown --preconditioner '" + FLAGS_preconditioner +
+             "' (expected identity, jacobi, schur_jacobi, cluster_jacobi or "
+             "cluster_tridiagonal)";
+    return false;
+  }
+  if (!StringToPrecision(FLAGS_precision, &options.precision)) {
+    *error = "unknown --precision '" + FLAGS_precision +
+             "' (expected double or single)";
+    return false;
+  }
+  if (!sqrt_solver && options.precision != DOUBLE_PRECISION) {
+    *error = "--precision=" + FLAGS_precision +
+             " needs --linear_solver=sqrt_iterative_schur (Ceres' solvers "
+             "are double precision; see --mixed_precision_solves)";
+    return false;
+  }
+  if (!ceres::StringToVisibilityClusteringType(
+          FLAGS_visibility_clustering, &options.visibility_clustering_type)) {
+    *error = "unknown --visibility_clustering '" + FLAGS_visibility_clustering +
+             "' (expected canonical_views or single_linkage)";
+    return false;
+  }
+  if (!ceres::StringToSparseLinearAlgebraLibraryType(
+          FLAGS_sparse_linear_algebra_library,
+          &options.sparse_linear_algebra_library_type)) {
+    *error = "unknown --sparse_linear_algebra_library '" +
+             FLAGS_sparse_linear_algebra_library +
+             "' (expected suite_sparse, cx_sparse, eigen_sparse, "
+             "accelerate_sparse or no_sparse)";
+    return false;
+  }
+  if (!ceres::StringToDenseLinearAlgebraLibraryType(
+          FLAGS_dense_linear_algebra_library,
+          &options.dense_linear_algebra_library_type)) {
+    *error = "unknown --dense_linear_algebra_library '" +
+             FLAGS_dense_linear_algebra_library +
+             "' (expected eigen, lapack or cuda)";
+    return false;
+  }
+  if (!ceres::StringToTrustRegionStrategyType(
+          FLAGS_trust_region_strategy, &options.trust_region_strategy_type)) {
+    *error = "unknown --trust_region_strategy '" + FLAGS_trust_region_strategy +
+             "' (expected levenberg_marquardt or dogleg)";
+    return false;
+  }
+  if (!ceres::StringToDoglegType(FLAGS_dogleg, &options.dogleg_type)) {
+    *error = "unknown --dogleg '" + FLAGS_dogleg +
+             "' (expected traditional_dogleg or subspace_dogleg)";
+    return false;
+  }
+  if (FLAGS_ordering != "automatic" && FLAGS_ordering != "user") {
+    *error = "unknown --ordering '" + FLAGS_ordering +
+             "' (expected automatic or user)";
+    return false;
+  }
+  if (FLAGS_num_threads < 1) {
+    *error = "--num_threads must be at least 1, got " +
+             std::to_string(FLAGS_num_threads);
+    return false;
+  }
+  if (FLAGS_num_iterations < 0) {
+    *error = "--num_iterations must be at least 0, got " +
+             std::to_string(FLAGS_num_iterations);
+    return false;
+  }
+  if (!(FLAGS_max_solver_time > 0.0)) {
+    *error = "--max_solver_time must be positive";
+    return false;
+  }
+  if (!(FLAGS_eta > 0.0) || !std::isfinite(FLAGS_eta)) {
+    *error = "--eta must be a positive number";
+    return false;
+  }
+  if (FLAGS_max_linear_solver_iterations < 1) {
+    *error = "--max_linear_solver_iterations must be at least 1, got " +
+             std::to_string(FLAGS_max_linear_solver_iterations);
+    return false;
+  }
+  if (FLAGS_max_num_refinement_iterations < 0) {
+    *error = "--max_num_refinement_iterations must be at least 0";
+    return false;
+  }
+  const double sigmas[3] = {FLAGS_rotation_sigma, FLAGS_translation_sigma,
+                            FLAGS_point_sigma};
+  const char* sigma_names[3] = {"rotation_sigma", "translation_sigma",
+                                "point_sigma"};
+  for (int k = 0; k < 3; ++k) {
+    if (!(sigmas[k] >= 0.0) || !std::isfinite(sigmas[k])) {
+      *error = std::string("--") + sigma_names[k] +
+               " must be a finite value >= 0";
+      return false;
+    }
+  }
+  if (!std::isfinite(FLAGS_min_depth)) {
+    *error = "--min_depth must be finite";
+    return false;
+  }
+  if (FLAGS_use_manifolds && !FLAGS_use_quaternions) {
+    *error = "--use_manifolds can only be used with --use_quaternions";
+    return false;
+  }
+
+  options.max_num_iterations = FLAGS_num_iterations;
+  options.minimizer_progress_to_stdout = true;
+  options.num_threads = FLAGS_num_threads;
+  options.eta = FLAGS_eta;
+  options.max_solver_time_in_seconds = FLAGS_max_solver_time;
+  options.use_nonmonotonic_steps = FLAGS_nonmonotonic_steps;
+  if (FLAGS_line_search) options.minimizer_type = ceres::LINE_SEARCH;
+  options.use_inner_iterations = FLAGS_inner_iterations;
+  options.use_explicit_schur_complement = FLAGS_explicit_schur_complement;
+  options.use_mixed_precision_solves = FLAGS_mixed_precision_solves;
+  options.max_num_refinement_iterations = FLAGS_max_num_refinement_iterations;
+  options.max_linear_solver_iterations = FLAGS_max_linear_solver_iterations;
+  options.jacobi_scaling = FLAGS_jacobi_scaling;
+  options.gradient_tolerance = 1e-16;
+  options.function_tolerance = 1e-16;
+
+  if (sqrt_solver) {
+    setup->solver_name = "sqrt_iterative_schur";
+    setup->precision_name =
+        options.precision == SINGLE_PRECISION ? "single" : "double";
+  } else {
+    setup->solver_name =
+        Lower(ceres::LinearSolverTypeToString(options.linear_solver_type));
+    if (options.linear_solver_type == ceres::ITERATIVE_SCHUR ||
+        options.linear_solver_type == ceres::CGNR) {
+      setup->solver_name +=
+          "+" + Lower(ceres::PreconditionerTypeToString(
+                    options.preconditioner_type));
+    }
+    setup->precision_name =
+        options.use_mixed_precision_solves ? "mixed" : "double";
+  }
+  return true;
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int Run() {
+  Setup setup;
+  std::string error;
+  if (!SetSolverOptions(&setup, &error)) return Fail(error);
+
+  // The problem: a file, or the synthetic one.
+  BalProblem bal;
+  std::string problem_name;
+  if (!FLAGS_input.empty()) {
+    BalReadOptions read_options;
+    read_options.use_quaternions = FLAGS_use_quaternions;
+    if (!BalProblem::Read(FLAGS_input, read_options, &bal, &error)) {
+      return Fail(error);
+    }
+    problem_name = BaseName(FLAGS_input);
+  } else {
+    SyntheticOptions synthetic;
+    synthetic.num_cameras = FLAGS_synthetic_num_cameras;
+    synthetic.num_points = FLAGS_synthetic_num_points;
+    synthetic.observations_per_point = FLAGS_synthetic_observations_per_point;
+    synthetic.outlier_ratio = FLAGS_synthetic_outlier_ratio;
+    synthetic.pixel_noise = FLAGS_synthetic_pixel_noise;
+    synthetic.seed = static_cast<uint32_t>(FLAGS_random_seed);
+    synthetic.use_quaternions = FLAGS_use_quaternions;
+    if (!MakeSyntheticProblem(synthetic, &bal, &error)) return Fail(error);
+    problem_name = SyntheticProblemName(synthetic);
+  }
+
+  if (!FLAGS_initial_ply.empty() && !bal.WritePly(FLAGS_initial_ply, &error)) {
+    return Fail(error);
+  }
+
+  if (!bal.Normalize(&error)) return Fail(problem_name + ": " + error);
+  BalRandom random(static_cast<uint32_t>(FLAGS_random_seed));
+  bal.Perturb(FLAGS_rotation_sigma, FLAGS_translation_sigma, FLAGS_point_sigma,
+              &random);
+
+  if (FLAGS_filter_min_depth) {
+    const PreprocessStats stats = bal.DropObservationsBelowDepth(FLAGS_min_depth);
+    std::printf("Preprocessing: dropped %lld observations with depth below %g\n",
+                static_cast<long long>(stats.dropped_observations),
+                FLAGS_min_depth);
+  }
+  if (FLAGS_drop_single_observation_points) {
+    const PreprocessStats stats = bal.DropPointsWithFewObservations(2);
+    std::printf(
+        "Preprocessing: dropped %lld points left with fewer than 2 "
+        "observations (with their %lld remaining observations) and %lld "
+        "cameras left without observations\n",
+        static_cast<long long>(stats.dropped_points),
+        static_cast<long long>(stats.dropped_observations),
+        static_cast<long long>(stats.dropped_cameras));
+  }
+  if (bal.num_observations() == 0) {
+    return Fail(problem_name + ": preprocessing removed every observation");
+  }
+  std::printf("Problem %s: %d cameras, %d points, %d observations\n",
+              problem_name.c_str(), bal.num_cameras(), bal.num_points(),
+              bal.num_observations());
+
+  ceres::Problem problem;
+  BuildOptions build_options;
+  build_options.robustify = FLAGS_robustify;
+  build_options.use_manifolds = FLAGS_use_manifolds;
+  if (!BuildProblem(build_options, &bal, &problem, &error)) return Fail(error);
+
+  Solver::Options& options = setup.options;
+  if (FLAGS_ordering == "user") {
+    options.linear_solver_ordering = PointsFirstOrdering(&bal, problem);
+  }
+  if (options.use_inner_iterations &&
+      !InnerIterationOrdering(FLAGS_blocks_for_inner_iterations, &bal, problem,
+                              &options.inner_iteration_ordering, &error)) {
+    return Fail(error);
+  }
+  if (!options.IsValid(&error)) return Fail("invalid solver options: " + error);
+
+  std::unique_ptr<IterationCsvWriter> csv;
+  if (!FLAGS_csv.empty()) {
+    csv = IterationCsvWriter::Create(FLAGS_csv, &error);
+    if (csv == nullptr) return Fail(error);
+    options.callbacks.push_back(csv.get());
+  }
+
+  Solver::Summary summary;
+  Solve(options, &problem, &summary);
+  std::cout << summary.FullReport() << "\n";
+  std::cout.flush();
+
+  if (csv != nullptr && !csv->Close(&error)) return Fail(error);
+  if (!FLAGS_final_ply.empty() && !bal.WritePly(FLAGS_final_ply, &error)) {
+    return Fail(error);
+  }
+  if (!FLAGS_summary_csv.empty()) {
+    RunDescription run;
+    run.solver = setup.solver_name;
+    run.precision = setup.precision_name;
+    run.problem = problem_name;
+    run.num_cameras = bal.num_cameras();
+    run.num_points = bal.num_points();
+    run.num_observations = bal.num_observations();
+    if (!WriteSummaryCsv(FLAGS_summary_csv, run, summary, &error)) {
+      return Fail(error);
+    }
+  }
+  if (summary.termination_type == ceres::FAILURE) {
+    return Fail("solver failed: " + summary.message);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace examples
+}  // namespace ceres_sqrtba
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage(
+      "bundle_adjuster [--input=problem.txt[.bz2]] [flags]\n"
+      "Solves a BAL bundle adjustment problem (or a synthetic one when "
+      "--input is empty). See docs/bundle_adjuster.md.");
+  // Log to the terminal rather than to files in /tmp; --logtostderr=false
+  // restores glog's default.
+  FLAGS_logtostderr = true;
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  google::InitGoogleLogging(argv[0]);
+  if (argc > 1) {
+    std::fprintf(stderr, "bundle_adjuster: error: unexpected argument '%s'\n",
+                 argv[1]);
+    return 1;
+  }
+  return ceres_sqrtba::examples::Run();
+}
