@@ -6,51 +6,97 @@
 
 namespace ceres_sqrtba {
 namespace internal {
+namespace {
+
+std::vector<int> SquareBlockOffsets(const ProblemStructure& s) {
+  std::vector<int> offset(s.cameras.size() + 1, 0);
+  for (size_t c = 0; c < s.cameras.size(); ++c) {
+    const int n = s.parameter_blocks[s.cameras[c]].tangent_size;
+    offset[c + 1] = offset[c] + n * n;
+  }
+  return offset;
+}
+
+}  // namespace
+
+CameraGram::CameraGram(const ProblemStructure& s) : s_(s), offset_(SquareBlockOffsets(s)) {
+  data_.resize(std::max(1, offset_.back()));
+}
+
+template <typename Scalar>
+void CameraGram::Compute(LandmarkBlocks<Scalar>* blocks, ParallelContext* context) {
+  const int num_cameras = static_cast<int>(s_.cameras.size());
+  context->For(num_cameras, 16, [&](int cb, int ce) {
+    for (int c = cb; c < ce; ++c) {
+      const int n = s_.parameter_blocks[s_.cameras[c]].tangent_size;
+      double* g = block(c);
+      std::fill(g, g + n * n, 0.0);
+      for (int k = s_.camera_group_begin[c]; k < s_.camera_group_begin[c + 1]; ++k) {
+        LandmarkBlock<Scalar> b = blocks->block(s_.camera_groups[k]);
+        b.AddColumnGram(s_.camera_group_column[k], n, 0, b.obs_rows(), g);
+      }
+    }
+  });
+}
+
+void CameraGram::Scale(const double* scale) {
+  for (size_t c = 0; c < s_.cameras.size(); ++c) {
+    const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
+    const int n = pb.tangent_size;
+    const double* sc = scale + pb.tangent_offset;
+    double* g = block(static_cast<int>(c));
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < n; ++k) g[i * n + k] *= sc[i] * sc[k];
+    }
+  }
+}
+
+template void CameraGram::Compute<float>(LandmarkBlocks<float>*, ParallelContext*);
+template void CameraGram::Compute<double>(LandmarkBlocks<double>*, ParallelContext*);
 
 template <typename Scalar>
 BlockJacobiPreconditioner<Scalar>::BlockJacobiPreconditioner(const ProblemStructure& s,
                                                              bool schur)
-    : s_(s), schur_(schur) {
-  offset_.resize(s.cameras.size() + 1, 0);
-  for (size_t c = 0; c < s.cameras.size(); ++c) {
-    const int n = s.parameter_blocks[s.cameras[c]].tangent_size;
-    offset_[c + 1] = offset_[c] + n * n;
-  }
+    : s_(s), schur_(schur), offset_(SquareBlockOffsets(s)) {
   inverse_.resize(std::max(1, offset_.back()));
 }
 
 template <typename Scalar>
 void BlockJacobiPreconditioner<Scalar>::Compute(LandmarkBlocks<Scalar>* blocks,
-                                                const Scalar* damping_squared,
+                                                const CameraGram& gram,
+                                                const double* damping_squared,
                                                 ParallelContext* context) {
-  using Mat = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int num_cameras = static_cast<int>(s_.cameras.size());
   context->For(num_cameras, 16, [&](int cb, int ce) {
+    Mat m, top;
     for (int c = cb; c < ce; ++c) {
       const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
       const int n = pb.tangent_size;
-      Eigen::Map<Mat> m(inverse_.data() + offset_[c], n, n);
-      m.setZero();
-      for (int k = s_.camera_group_begin[c]; k < s_.camera_group_begin[c + 1]; ++k) {
-        const int g = s_.camera_groups[k];
-        LandmarkBlock<Scalar> b = blocks->block(g);
-        const int row_begin = schur_ ? b.first_reduced_row() : 0;
-        b.AddColumnGram(s_.camera_group_column[k], n, row_begin, m.data());
+      m = Eigen::Map<const Mat>(gram.block(c), n, n);
+      if (schur_) {
+        top.setZero(n, n);
+        for (int k = s_.camera_group_begin[c]; k < s_.camera_group_begin[c + 1]; ++k) {
+          LandmarkBlock<Scalar> b = blocks->block(s_.camera_groups[k]);
+          b.AddColumnGram(s_.camera_group_column[k], n, 0, b.landmark_size(), top.data());
+        }
+        m -= top;
       }
-      const Scalar* dsq = damping_squared + (pb.tangent_offset - s_.camera_tangent_begin);
+      const double* dsq = damping_squared + (pb.tangent_offset - s_.camera_tangent_begin);
       for (int i = 0; i < n; ++i) m(i, i) += dsq[i];
       Eigen::LLT<Mat> llt(m);
+      Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> out(
+          inverse_.data() + offset_[c], n, n);
       if (llt.info() == Eigen::Success) {
-        m = llt.solve(Mat::Identity(n, n));
+        out = llt.solve(Mat::Identity(n, n)).template cast<Scalar>();
       } else {
-        // Not positive definite in this precision: fall back to the inverse
-        // of the diagonal, which keeps the preconditioner positive.
-        Mat inv = Mat::Zero(n, n);
+        // Not numerically positive definite: fall back to the inverse of the
+        // diagonal, which keeps the preconditioner positive.
+        out.setZero();
         for (int i = 0; i < n; ++i) {
-          const Scalar v = m(i, i);
-          inv(i, i) = v > Scalar(0) ? Scalar(1) / v : Scalar(1);
+          const double v = m(i, i);
+          out(i, i) = static_cast<Scalar>(v > 0.0 ? 1.0 / v : 1.0);
         }
-        m = inv;
       }
     }
   });

@@ -2,14 +2,17 @@
 // per camera parameter block, computed from the landmark blocks.
 //
 // SCHUR_JACOBI: the camera's diagonal block of the damped Schur complement,
-//   S_cc = sum over landmark blocks seeing c of (Q^_2^T Jp)_c^T (Q^_2^T Jp)_c
-//          + lambda D_c^2,
-//   read off the reduced rows of the damped, marginalized blocks (paper eq.
-//   (red_H) restricted to one camera) - the same matrix Ceres' SCHUR_JACOBI
-//   inverts, obtained without forming S.
-// JACOBI: the camera's block of J^T J + lambda D^2, which is the Gram matrix
-//   of the camera's columns over all rows of the damped block, since Q^ is
-//   orthogonal and the damping rows have no camera entries.
+//   S_cc = sum over landmark blocks b seeing c of (Q^_2^T Jp)_c^T (Q^_2^T Jp)_c
+//          + lambda D_c^2                                  (paper eq. (red_H))
+// the same matrix Ceres' SCHUR_JACOBI inverts, obtained without forming S.
+// Because Q^ is orthogonal and [Jp; 0] has no entries on the damping rows,
+//   (Q^_2^T Jp)_c^T (Q^_2^T Jp)_c = Jc^T Jc - (Q^_1^T Jp)_c^T (Q^_1^T Jp)_c,
+// so S_cc is the camera Gram matrix Jc^T Jc, computed once per Jacobian,
+// minus the Gram matrix of the d top rows of each damped block. That reads d
+// rows per block and solve instead of all reduced rows, and is accumulated
+// in double, so that the preconditioner is accurate even when the landmark
+// blocks are single precision.
+// JACOBI: the camera's block of J^T J + lambda D^2, i.e. Jc^T Jc + lambda D_c^2.
 // IDENTITY is "no preconditioner" and is handled by the caller.
 #ifndef CERES_SQRTBA_INTERNAL_BLOCK_JACOBI_PRECONDITIONER_H_
 #define CERES_SQRTBA_INTERNAL_BLOCK_JACOBI_PRECONDITIONER_H_
@@ -24,15 +27,34 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+// Per camera the Gram matrix Jc^T Jc of its columns (row-major n x n blocks,
+// double), computed from undamped landmark blocks.
+class CameraGram {
+ public:
+  explicit CameraGram(const ProblemStructure& s);
+  template <typename Scalar>
+  void Compute(LandmarkBlocks<Scalar>* blocks, ParallelContext* context);
+  // G <- diag(scale) G diag(scale), scale in the full tangent layout.
+  void Scale(const double* scale);
+  const double* block(int camera) const { return data_.data() + offset_[camera]; }
+  double* block(int camera) { return data_.data() + offset_[camera]; }
+
+ private:
+  const ProblemStructure& s_;
+  std::vector<int> offset_;
+  std::vector<double> data_;
+};
+
 template <typename Scalar>
 class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
  public:
   // schur: SCHUR_JACOBI (true) or JACOBI (false).
   BlockJacobiPreconditioner(const ProblemStructure& s, bool schur);
 
-  // damping_squared: lambda D_p^2 for the reduced camera vector.
-  void Compute(LandmarkBlocks<Scalar>* blocks, const Scalar* damping_squared,
-               ParallelContext* context);
+  // damping_squared: lambda D_p^2 for the reduced camera vector. The blocks
+  // must be marginalized and damped.
+  void Compute(LandmarkBlocks<Scalar>* blocks, const CameraGram& gram,
+               const double* damping_squared, ParallelContext* context);
 
   int num_rows() const override { return s_.num_camera_parameters; }
   void Multiply(const Scalar* x, Scalar* y) override;

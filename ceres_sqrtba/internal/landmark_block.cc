@@ -1,10 +1,27 @@
 #include "ceres_sqrtba/internal/landmark_block.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 
 namespace ceres_sqrtba {
 namespace internal {
+namespace {
+
+template <typename Scalar>
+using RowMatrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename Scalar>
+using BlockMap = Eigen::Map<RowMatrix<Scalar>, 0, Eigen::OuterStride<>>;
+template <typename Scalar>
+using ConstBlockMap = Eigen::Map<const RowMatrix<Scalar>, 0, Eigen::OuterStride<>>;
+template <typename Scalar>
+using VectorMap = Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, 1>>;
+template <typename Scalar>
+using ConstVectorMap = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, 1>>;
+template <typename Scalar>
+using RowVectorMap = Eigen::Map<Eigen::Matrix<Scalar, 1, Eigen::Dynamic>>;
+
+}  // namespace
 
 template <typename Scalar>
 int LandmarkBlock<Scalar>::Stride(int camera_columns, int landmark_size) {
@@ -59,19 +76,11 @@ void LandmarkBlock<Scalar>::Marginalize(Scalar* scratch) {
     const Scalar inv = Scalar(1) / (alpha - beta);
     v[0] = 1;
     for (int i = 1; i < n; ++i) v[i] = (*this)(j + i, col) * inv;
-    // w = v^T A[j:, :]
-    std::fill(w, w + ncols, Scalar(0));
-    for (int i = 0; i < n; ++i) {
-      const Scalar vi = v[i];
-      const Scalar* a = row(j + i);
-      for (int c = 0; c < ncols; ++c) w[c] += vi * a[c];
-    }
-    // A[j:, :] -= tau v w
-    for (int i = 0; i < n; ++i) {
-      const Scalar f = tau * v[i];
-      Scalar* a = row(j + i);
-      for (int c = 0; c < ncols; ++c) a[c] -= f * w[c];
-    }
+    BlockMap<Scalar> a(row(j), n, ncols, Eigen::OuterStride<>(stride_));
+    ConstVectorMap<Scalar> vv(v, n);
+    RowVectorMap<Scalar> ww(w, ncols);
+    ww.noalias() = vv.transpose() * a;             // w = v^T A[j:, :]
+    a.noalias() -= (tau * vv) * ww;                 // A[j:, :] -= tau v w
     (*this)(j, col) = beta;
     for (int i = 1; i < n; ++i) (*this)(j + i, col) = 0;
   }
@@ -136,44 +145,45 @@ void LandmarkBlock<Scalar>::UndoDamping(const Scalar* rotations) {
 
 template <typename Scalar>
 void LandmarkBlock<Scalar>::MultiplyReduced(const Scalar* x, Scalar* t) const {
-  for (int r = 0; r < obs_rows_; ++r) {
-    const Scalar* a = row(d_ + r);
-    Scalar sum = 0;
-    for (int c = 0; c < nc_; ++c) sum += a[c] * x[c];
-    t[r] = sum;
-  }
+  ConstBlockMap<Scalar> b(row(d_), obs_rows_, nc_, Eigen::OuterStride<>(stride_));
+  VectorMap<Scalar>(t, obs_rows_).noalias() = b * ConstVectorMap<Scalar>(x, nc_);
 }
 
 template <typename Scalar>
 void LandmarkBlock<Scalar>::MultiplyReducedTransposeAdd(const Scalar* t,
                                                         Scalar* y) const {
+  ConstBlockMap<Scalar> b(row(d_), obs_rows_, nc_, Eigen::OuterStride<>(stride_));
+  VectorMap<Scalar>(y, nc_).noalias() += b.transpose() * ConstVectorMap<Scalar>(t, obs_rows_);
+}
+
+// y += B^T B x, one row at a time so that each row is read from memory once:
+// the product with the reduced camera system is memory bound.
+template <typename Scalar>
+void LandmarkBlock<Scalar>::MultiplyReducedNormalAdd(const Scalar* x, Scalar* y) const {
+  ConstVectorMap<Scalar> xv(x, nc_);
+  VectorMap<Scalar> yv(y, nc_);
   for (int r = 0; r < obs_rows_; ++r) {
-    const Scalar* a = row(d_ + r);
-    const Scalar tr = t[r];
-    for (int c = 0; c < nc_; ++c) y[c] += a[c] * tr;
+    ConstVectorMap<Scalar> a(row(d_ + r), nc_);
+    const Scalar t = a.dot(xv);
+    yv += t * a;
   }
 }
 
 template <typename Scalar>
 void LandmarkBlock<Scalar>::AddReducedRhs(Scalar* y) const {
-  const int rc = residual_column();
-  for (int r = 0; r < obs_rows_; ++r) {
-    const Scalar* a = row(d_ + r);
-    const Scalar tr = a[rc];
-    for (int c = 0; c < nc_; ++c) y[c] += a[c] * tr;
-  }
+  ConstBlockMap<Scalar> b(row(d_), obs_rows_, nc_ + d_ + 1, Eigen::OuterStride<>(stride_));
+  VectorMap<Scalar>(y, nc_).noalias() += b.leftCols(nc_).transpose() * b.col(nc_ + d_);
 }
 
 template <typename Scalar>
-void LandmarkBlock<Scalar>::AddColumnGram(int c0, int n, int row_begin,
-                                          Scalar* gram) const {
-  for (int r = row_begin; r < rows(); ++r) {
+void LandmarkBlock<Scalar>::AddColumnGram(int c0, int n, int row_begin, int row_end,
+                                          double* gram) const {
+  for (int r = row_begin; r < row_end; ++r) {
     const Scalar* a = row(r) + c0;
     for (int i = 0; i < n; ++i) {
-      const Scalar ai = a[i];
-      if (ai == Scalar(0)) continue;
-      Scalar* g = gram + i * n;
-      for (int k = 0; k < n; ++k) g[k] += ai * a[k];
+      const double ai = a[i];
+      double* g = gram + i * n;
+      for (int k = 0; k < n; ++k) g[k] += ai * static_cast<double>(a[k]);
     }
   }
 }

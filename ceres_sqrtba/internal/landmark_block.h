@@ -96,9 +96,11 @@ class LandmarkBlock {
   void MultiplyReducedTransposeAdd(const Scalar* t, Scalar* y) const;
   // y (nc) += B^T r^, the right-hand side of the reduced system.
   void AddReducedRhs(Scalar* y) const;
-  // gram (n x n, row-major) += B[:, c0:c0+n]^T B[:, c0:c0+n] over rows
-  // [row_begin, rows()).
-  void AddColumnGram(int c0, int n, int row_begin, Scalar* gram) const;
+  // y (nc) += B^T B x, fused so that the block is streamed once.
+  void MultiplyReducedNormalAdd(const Scalar* x, Scalar* y) const;
+  // gram (n x n, row-major, double) += A[r, c0:c0+n]^T A[r, c0:c0+n] summed
+  // over rows [row_begin, row_end).
+  void AddColumnGram(int c0, int n, int row_begin, int row_end, double* gram) const;
 
   // Back substitution (paper eq. (backsub_nm)): y_l = R^-1 (Q1^T r - Q1^T Jp y_p)
   // for a gathered camera solution y_p (nc). Returns |Q1^T r|^2 through

@@ -78,10 +78,9 @@ void ReducedCameraSystem<Scalar>::Accumulate(const BlockFn& fn, Scalar* y) {
 template <typename Scalar>
 void ReducedCameraSystem<Scalar>::Multiply(const Scalar* x, Scalar* y) {
   Accumulate(
-      [&](int g, LandmarkBlock<Scalar>& b, Scalar* xb, Scalar* yb, Scalar* t) {
+      [&](int g, LandmarkBlock<Scalar>& b, Scalar* xb, Scalar* yb, Scalar*) {
         Gather(g, x, xb);
-        b.MultiplyReduced(xb, t);
-        b.MultiplyReducedTransposeAdd(t, yb);
+        b.MultiplyReducedNormalAdd(xb, yb);
       },
       y);
   if (damping_squared_ != nullptr) {

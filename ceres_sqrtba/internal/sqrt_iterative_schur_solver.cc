@@ -18,12 +18,14 @@ SqrtIterativeSchurSolver<Scalar>::SqrtIterativeSchurSolver(
       options_(options),
       blocks_(s, layout),
       system_(s, layout, partition, &blocks_, context),
-      pcg_(s.num_camera_parameters) {
+      pcg_(s.num_camera_parameters),
+      camera_gram_(s) {
   if (options.preconditioner == ceres::SCHUR_JACOBI || options.preconditioner == ceres::JACOBI) {
     preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
         s, options.preconditioner == ceres::SCHUR_JACOBI);
   }
   damping_squared_.resize(s.num_camera_parameters);
+  damping_squared_double_.resize(s.num_camera_parameters);
   rhs_.resize(s.num_camera_parameters);
   solution_.resize(s.num_camera_parameters);
   chunk_scratch_stride_ = layout.max_obs_rows + 2 * layout.max_cols;
@@ -35,6 +37,7 @@ template <typename Scalar>
 JacobianWriter* SqrtIterativeSchurSolver<Scalar>::writer() {
   marginalized_ = false;
   damped_ = false;
+  camera_gram_valid_ = false;
   blocks_.ClearOutOfRange();
   return &blocks_;
 }
@@ -61,27 +64,24 @@ void SqrtIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
       }
     }
   });
-  const int num_cameras = static_cast<int>(s_.cameras.size());
-  context_->For(num_cameras, 16, [&](int cb, int ce) {
-    for (int c = cb; c < ce; ++c) {
-      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
-      double* out = norms + pb.tangent_offset;
-      for (int k = s_.camera_group_begin[c]; k < s_.camera_group_begin[c + 1]; ++k) {
-        LandmarkBlock<Scalar> b = blocks_.block(s_.camera_groups[k]);
-        const int col = s_.camera_group_column[k];
-        for (int r = 0; r < b.obs_rows(); ++r) {
-          const Scalar* a = b.row(r) + col;
-          for (int i = 0; i < pb.tangent_size; ++i) out[i] += static_cast<double>(a[i]) * a[i];
-        }
-      }
-    }
-  });
+  // Camera columns: the diagonals of the camera Gram matrices, which the
+  // preconditioner needs anyway.
+  if (!camera_gram_valid_) {
+    camera_gram_.Compute(&blocks_, context_);
+    camera_gram_valid_ = true;
+  }
+  for (size_t c = 0; c < s_.cameras.size(); ++c) {
+    const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
+    const double* g = camera_gram_.block(static_cast<int>(c));
+    for (int i = 0; i < pb.tangent_size; ++i) norms[pb.tangent_offset + i] = g[i * pb.tangent_size + i];
+  }
 }
 
 template <typename Scalar>
 void SqrtIterativeSchurSolver<Scalar>::ScaleColumns(const double* scale) {
   if (damped_) UndoDamping();
   scale_.assign(scale, scale + s_.num_effective_parameters);
+  if (camera_gram_valid_) camera_gram_.Scale(scale);
   blocks_.SetColumnScale(scale_.data());
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
     Scalar* col_scale = chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;
@@ -136,7 +136,8 @@ void SqrtIterativeSchurSolver<Scalar>::ApplyDamping(const double* d) {
   });
   const double* dp = d + s_.camera_tangent_begin;
   for (int i = 0; i < s_.num_camera_parameters; ++i) {
-    damping_squared_[i] = static_cast<Scalar>(dp[i] * dp[i]);
+    damping_squared_double_[i] = dp[i] * dp[i];
+    damping_squared_[i] = static_cast<Scalar>(damping_squared_double_[i]);
   }
   damped_ = true;
 }
@@ -145,15 +146,16 @@ template <typename Scalar>
 LinearSolverSummary SqrtIterativeSchurSolver<Scalar>::Solve(const double* d, double eta,
                                                             double* y,
                                                             double* jy_squared_norm) {
-  if (!marginalized_) {
-    Marginalize();
-  } else if (damped_) {
-    UndoDamping();
+  if (damped_) UndoDamping();
+  if (!camera_gram_valid_) {
+    camera_gram_.Compute(&blocks_, context_);
+    camera_gram_valid_ = true;
   }
+  if (!marginalized_) Marginalize();
   ApplyDamping(d);
   system_.SetDamping(damping_squared_.data());
   if (preconditioner_ != nullptr) {
-    preconditioner_->Compute(&blocks_, damping_squared_.data(), context_);
+    preconditioner_->Compute(&blocks_, camera_gram_, damping_squared_double_.data(), context_);
   }
   system_.Rhs(rhs_.data());
   PcgOptions pcg_options;

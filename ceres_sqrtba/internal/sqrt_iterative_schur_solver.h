@@ -68,8 +68,11 @@ class SqrtIterativeSchurSolver : public LinearSolver {
   ReducedCameraSystem<Scalar> system_;
   std::unique_ptr<BlockJacobiPreconditioner<Scalar>> preconditioner_;
   Pcg<Scalar> pcg_;
+  CameraGram camera_gram_;  // Jc^T Jc of the current (scaled) Jacobian
+  bool camera_gram_valid_ = false;
   std::vector<double> scale_;
-  std::vector<Scalar> damping_squared_;  // lambda D_p^2
+  std::vector<double> damping_squared_double_;  // lambda D_p^2
+  std::vector<Scalar> damping_squared_;
   std::vector<Scalar> rhs_, solution_;
   std::vector<Scalar> chunk_scratch_;
   std::vector<double> chunk_sums_;

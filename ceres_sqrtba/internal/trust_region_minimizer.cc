@@ -73,7 +73,6 @@ class Minimizer {
     }
     step_evaluator_ = std::make_unique<TrustRegionStepEvaluator>(
         x_cost_, o_.use_nonmonotonic_steps ? o_.max_consecutive_nonmonotonic_steps : 0);
-    bool one_successful_step = false;
     while (FinalizeIterationAndCheckIfMinimizerCanContinue()) {
       iteration_start_time_ = WallTimeInSeconds();
       const double previous_gradient_norm = it_.gradient_norm;
@@ -93,10 +92,9 @@ class Minimizer {
         continue;
       }
       ComputeCandidatePointAndEvaluateCost();
-      if (one_successful_step && ParameterToleranceReached()) return;
+      if (ParameterToleranceReached()) return;
       if (FunctionToleranceReached()) return;
       if (IsStepSuccessful()) {
-        one_successful_step = true;
         if (!HandleSuccessfulStep()) {
           Fail();
           return;
