@@ -24,7 +24,8 @@ CameraGram::CameraGram(const ProblemStructure& s) : s_(s), offset_(SquareBlockOf
 }
 
 template <typename Scalar>
-void CameraGram::Compute(LandmarkBlocks<Scalar>* blocks, ParallelContext* context) {
+void CameraGram::Compute(LandmarkBlocks<Scalar>* blocks, const LandmarkBlockLayout& layout,
+                         bool raw, ParallelContext* context) {
   const int num_cameras = static_cast<int>(s_.cameras.size());
   context->For(num_cameras, 16, [&](int cb, int ce) {
     for (int c = cb; c < ce; ++c) {
@@ -33,7 +34,15 @@ void CameraGram::Compute(LandmarkBlocks<Scalar>* blocks, ParallelContext* contex
       std::fill(g, g + n * n, 0.0);
       for (int k = s_.camera_group_begin[c]; k < s_.camera_group_begin[c + 1]; ++k) {
         LandmarkBlock<Scalar> b = blocks->block(s_.camera_groups[k]);
-        b.AddColumnGram(s_.camera_group_column[k], n, 0, b.obs_rows(), g);
+        if (!raw) {
+          b.AddColumnGram(s_.camera_group_column[k], n, 0, b.obs_rows(), g);
+          continue;
+        }
+        const int entry = s_.camera_group_entry[k];
+        for (int r = layout.camera_row_begin[entry]; r < layout.camera_row_begin[entry + 1]; ++r) {
+          const auto& seg = layout.camera_rows[r];
+          b.AddColumnGram(s_.camera_group_column[k], n, seg.first, seg.first + seg.second, g);
+        }
       }
     }
   });
@@ -51,8 +60,10 @@ void CameraGram::Scale(const double* scale) {
   }
 }
 
-template void CameraGram::Compute<float>(LandmarkBlocks<float>*, ParallelContext*);
-template void CameraGram::Compute<double>(LandmarkBlocks<double>*, ParallelContext*);
+template void CameraGram::Compute<float>(LandmarkBlocks<float>*, const LandmarkBlockLayout&, bool,
+                                         ParallelContext*);
+template void CameraGram::Compute<double>(LandmarkBlocks<double>*, const LandmarkBlockLayout&, bool,
+                                          ParallelContext*);
 
 template <typename Scalar>
 BlockJacobiPreconditioner<Scalar>::BlockJacobiPreconditioner(const ProblemStructure& s,

@@ -32,8 +32,12 @@ namespace internal {
 class CameraGram {
  public:
   explicit CameraGram(const ProblemStructure& s);
+  // raw: the blocks are not marginalized yet, so a camera's columns are
+  // non-zero only on the rows of its own residual blocks (layout's
+  // camera_rows), k times fewer than all observation rows.
   template <typename Scalar>
-  void Compute(LandmarkBlocks<Scalar>* blocks, ParallelContext* context);
+  void Compute(LandmarkBlocks<Scalar>* blocks, const LandmarkBlockLayout& layout, bool raw,
+               ParallelContext* context);
   // G <- diag(scale) G diag(scale), scale in the full tangent layout.
   void Scale(const double* scale);
   const double* block(int camera) const { return data_.data() + offset_[camera]; }

@@ -15,6 +15,9 @@ LandmarkBlockLayout::LandmarkBlockLayout(const ProblemStructure& s, int scalar_b
   work.resize(n);
   column.assign(s.residual_parameters.size(), kConstant);
   std::vector<int> camera_column(s.parameter_blocks.size(), -1);
+  std::vector<int> camera_entry(s.parameter_blocks.size(), -1);
+  // (group camera entry, (row, count)) in group order, then bucketed.
+  std::vector<std::pair<int, std::pair<int, int>>> segments;
   int64_t total = 0;
   for (int g = 0; g < n; ++g) {
     const Group& group = s.groups[g];
@@ -31,10 +34,20 @@ LandmarkBlockLayout::LandmarkBlockLayout(const ProblemStructure& s, int scalar_b
     for (int c = group.camera_begin; c < group.camera_end; ++c) {
       const int p = s.group_cameras[c];
       camera_column[p] = col;
+      camera_entry[p] = c;
       col += s.parameter_blocks[p].tangent_size;
     }
+    auto camera_entry_of = [&](int p) { return camera_entry[p]; };
+    int row = 0;
     for (int k = group.residual_begin; k < group.residual_end; ++k) {
       const ResidualBlockInfo& rb = s.residual_blocks[s.group_residuals[k]];
+      for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+        const int p = s.residual_parameters[rb.parameter_begin + i];
+        if (!s.parameter_blocks[p].is_constant && !s.parameter_blocks[p].is_landmark) {
+          segments.push_back({camera_entry_of(p), {row, rb.num_residuals}});
+        }
+      }
+      row += rb.num_residuals;
       for (int i = 0; i < rb.num_parameter_blocks; ++i) {
         const int idx = rb.parameter_begin + i;
         const ParameterBlockInfo& pb = s.parameter_blocks[s.residual_parameters[idx]];
@@ -50,6 +63,12 @@ LandmarkBlockLayout::LandmarkBlockLayout(const ProblemStructure& s, int scalar_b
   }
   offset[n] = total;
   total_scalars = total;
+  camera_row_begin.assign(s.group_cameras.size() + 1, 0);
+  for (const auto& seg : segments) ++camera_row_begin[seg.first + 1];
+  for (size_t i = 0; i < s.group_cameras.size(); ++i) camera_row_begin[i + 1] += camera_row_begin[i];
+  camera_rows.resize(segments.size());
+  std::vector<int> fill(camera_row_begin.begin(), camera_row_begin.end() - 1);
+  for (const auto& seg : segments) camera_rows[fill[seg.first]++] = seg.second;
 }
 
 template <typename Scalar>

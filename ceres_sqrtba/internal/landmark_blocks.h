@@ -32,6 +32,12 @@ struct LandmarkBlockLayout {
   // group's block: camera column offset, kLandmark, or kConstant.
   std::vector<int> column;
   std::vector<int64_t> work;  // per group, for load balancing
+  // Rows of the (unmarginalized) block where each camera has entries: for
+  // entry i of ProblemStructure::group_cameras, the row segments
+  // [camera_row_begin[i], camera_row_begin[i + 1]) of camera_rows, each a
+  // (first row, number of rows) pair.
+  std::vector<int> camera_row_begin;
+  std::vector<std::pair<int, int>> camera_rows;
   int max_obs_rows = 0;
   int max_cols = 0;
   int64_t total_scalars = 0;

@@ -338,6 +338,7 @@ bool BuildProblemStructure(const ceres::Problem& problem,
   s.camera_group_begin = camera_count;
   s.camera_groups.resize(camera_count.back());
   s.camera_group_column.resize(camera_count.back());
+  s.camera_group_entry.resize(camera_count.back());
   {
     std::vector<int> fill(camera_count.begin(), camera_count.end() - 1);
     for (size_t gi = 0; gi < s.groups.size(); ++gi) {
@@ -348,6 +349,7 @@ bool BuildProblemStructure(const ceres::Problem& problem,
         const int slot = fill[pb.camera_index]++;
         s.camera_groups[slot] = static_cast<int>(gi);
         s.camera_group_column[slot] = column;
+        s.camera_group_entry[slot] = c;
         column += pb.tangent_size;
       }
     }

@@ -90,6 +90,7 @@ struct ProblemStructure {
   std::vector<int> camera_group_begin;  // size cameras.size() + 1
   std::vector<int> camera_groups;       // group index
   std::vector<int> camera_group_column; // column offset of the camera in the group
+  std::vector<int> camera_group_entry;  // index into group_cameras
 
   // Summary strings, as Ceres reports them.
   std::string schur_structure;            // e.g. "2,3,9", "d" for varying sizes

@@ -67,7 +67,7 @@ void SqrtIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
   // Camera columns: the diagonals of the camera Gram matrices, which the
   // preconditioner needs anyway.
   if (!camera_gram_valid_) {
-    camera_gram_.Compute(&blocks_, context_);
+    camera_gram_.Compute(&blocks_, layout_, !marginalized_, context_);
     camera_gram_valid_ = true;
   }
   for (size_t c = 0; c < s_.cameras.size(); ++c) {
@@ -148,7 +148,7 @@ LinearSolverSummary SqrtIterativeSchurSolver<Scalar>::Solve(const double* d, dou
                                                             double* jy_squared_norm) {
   if (damped_) UndoDamping();
   if (!camera_gram_valid_) {
-    camera_gram_.Compute(&blocks_, context_);
+    camera_gram_.Compute(&blocks_, layout_, !marginalized_, context_);
     camera_gram_valid_ = true;
   }
   if (!marginalized_) Marginalize();

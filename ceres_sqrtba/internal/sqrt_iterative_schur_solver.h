@@ -53,6 +53,7 @@ class SqrtIterativeSchurSolver : public LinearSolver {
   // For tests: the blocks, marginalized and damped as the last Solve left them.
   LandmarkBlocks<Scalar>* blocks() { return &blocks_; }
   ReducedCameraSystem<Scalar>* reduced_system() { return &system_; }
+  BlockJacobiPreconditioner<Scalar>* preconditioner() { return preconditioner_.get(); }
 
  private:
   void Marginalize();
