@@ -1,0 +1,190 @@
+// Micro-benchmarks of the square-root solver's kernels, in float and double,
+// next to this machine's memory bandwidth (a STREAM-like triad in the same
+// binary), so that each kernel can be read as a fraction of its limit.
+//
+//   build/benchmarks/kernels_benchmark [--benchmark_filter=...]
+//
+// Counters: FLOP/s and B/s (bytes the kernel must at least move), and for the
+// landmark-block kernels ns per observation.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "ceres_sqrtba/internal/evaluator.h"
+#include "ceres_sqrtba/internal/landmark_block.h"
+#include "ceres_sqrtba/internal/landmark_blocks.h"
+#include "ceres_sqrtba/internal/parallel.h"
+#include "ceres_sqrtba/internal/problem_structure.h"
+#include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+// a = b + s c over arrays much larger than the caches: 3 arrays moved per
+// element (STREAM counts 24 bytes per double element).
+void BM_Triad(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const size_t n = size_t{1} << 24;  // 128 MiB per array
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  ParallelContext context(threads);
+  for (auto _ : state) {
+    context.For(static_cast<int>(n), 1 << 16, [&](int begin, int end) {
+      for (int i = begin; i < end; ++i) a[i] = b[i] + 3.0 * c[i];
+    });
+    benchmark::DoNotOptimize(a.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["B/s"] = benchmark::Counter(24.0 * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Triad)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// Blocks of k observations of a 3-d landmark by 9-parameter cameras.
+template <typename Scalar>
+struct BlockSet {
+  BlockSet(int k, int count) : k(k), count(count) {
+    obs = LandmarkBlock<Scalar>::ObservationRows(2 * k, 3);
+    nc = 9 * k;
+    stride = LandmarkBlock<Scalar>::Stride(nc, 3);
+    size = LandmarkBlock<Scalar>::Size(obs, 3, nc);
+    pristine.resize(size * count);
+    std::mt19937 rng(k);
+    std::normal_distribution<double> n(0.0, 1.0);
+    for (int b = 0; b < count; ++b) {
+      LandmarkBlock<Scalar> blk = block(pristine.data(), b);
+      blk.SetZero();
+      for (int o = 0; o < k; ++o) {
+        for (int r = 2 * o; r < 2 * o + 2; ++r) {
+          for (int c = 9 * o; c < 9 * o + 9; ++c) blk(r, c) = static_cast<Scalar>(n(rng));
+          for (int c = nc; c < nc + 4; ++c) blk(r, c) = static_cast<Scalar>(n(rng));
+        }
+      }
+    }
+    work = pristine;
+    scratch.resize(obs + blk_cols());
+  }
+  int blk_cols() const { return nc + 4; }
+  LandmarkBlock<Scalar> block(Scalar* base, int b) {
+    return LandmarkBlock<Scalar>(base + size * b, obs, 3, nc, stride);
+  }
+  int k, count, obs, nc, stride;
+  int64_t size;
+  std::vector<Scalar> pristine, work, scratch;
+};
+
+template <typename Scalar>
+void BM_Marginalize(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  BlockSet<Scalar> set(k, std::max(8, 4096 / k));
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::copy(set.pristine.begin(), set.pristine.end(), set.work.begin());
+    state.ResumeTiming();
+    for (int b = 0; b < set.count; ++b) set.block(set.work.data(), b).Marginalize(set.scratch.data());
+    benchmark::ClobberMemory();
+  }
+  // Three reflections over the observation rows: ~4 flops per entry touched.
+  const double flops = 3.0 * 4.0 * set.obs * set.blk_cols() * set.count;
+  state.counters["FLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ns/obs"] = benchmark::Counter(
+      1e-9 * set.count * k, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK_TEMPLATE(BM_Marginalize, float)->RangeMultiplier(2)->Range(2, 64);
+BENCHMARK_TEMPLATE(BM_Marginalize, double)->RangeMultiplier(2)->Range(2, 64);
+
+template <typename Scalar>
+void BM_DampingApplyUndo(benchmark::State& state) {
+  const int k = static_cast<int>(state.range(0));
+  BlockSet<Scalar> set(k, std::max(8, 4096 / k));
+  for (int b = 0; b < set.count; ++b) set.block(set.work.data(), b).Marginalize(set.scratch.data());
+  const Scalar dl[3] = {Scalar(0.5), Scalar(0.7), Scalar(0.9)};
+  std::vector<Scalar> rotations(12 * set.count);
+  for (auto _ : state) {
+    for (int b = 0; b < set.count; ++b) {
+      LandmarkBlock<Scalar> blk = set.block(set.work.data(), b);
+      blk.ApplyDamping(dl, rotations.data() + 12 * b);
+      blk.UndoDamping(rotations.data() + 12 * b);
+    }
+    benchmark::ClobberMemory();
+  }
+  // 6 rotations each way over two rows: 6 flops per column and rotation.
+  const double flops = 2.0 * 6.0 * 6.0 * set.blk_cols() * set.count;
+  state.counters["FLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ns/obs"] = benchmark::Counter(
+      1e-9 * set.count * k, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK_TEMPLATE(BM_DampingApplyUndo, float)->Arg(2)->Arg(4)->Arg(8)->Arg(32);
+BENCHMARK_TEMPLATE(BM_DampingApplyUndo, double)->Arg(2)->Arg(4)->Arg(8)->Arg(32);
+
+// The reduced camera system product H~ x on a BA-shaped problem: 9-parameter
+// cameras, 3-d landmarks, range(0) landmarks with 2..8 observations each.
+template <typename Scalar>
+struct ReducedSystemFixture {
+  ReducedSystemFixture(int num_landmarks, int threads) : context(threads) {
+    testing::RandomProblemConfig config;
+    config.num_cameras = std::max(20, num_landmarks / 150);
+    config.camera_size = 9;
+    config.num_landmarks = num_landmarks;
+    config.min_observations = 2;
+    config.max_observations = 8;
+    problem = testing::MakeRandomProblem(config);
+    std::string error;
+    BuildProblemStructure(*problem.problem, nullptr, &s, &error);
+    layout = std::make_unique<LandmarkBlockLayout>(s, sizeof(Scalar));
+    const int64_t nc = std::max(1, s.num_camera_parameters);
+    partition = WorkPartition(static_cast<int>(s.groups.size()), layout->work,
+                              static_cast<int>(std::min<int64_t>(64, layout->total_scalars / (4 * nc))), 4096);
+    evaluator = std::make_unique<Evaluator>(s, partition, &context);
+    solver = std::make_unique<SqrtIterativeSchurSolver<Scalar>>(s, *layout, partition, &context,
+                                                                  SqrtIterativeSchurOptions());
+    std::vector<double> x(s.num_parameters), g(s.num_effective_parameters), y(s.num_effective_parameters);
+    for (int p : s.variable_blocks) {
+      const ParameterBlockInfo& pb = s.parameter_blocks[p];
+      std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
+    }
+    double cost, jy;
+    evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer());
+    std::vector<double> d(s.num_effective_parameters, 0.1);
+    solver->Solve(d.data(), 0.1, y.data(), &jy);
+    // Bytes of the reduced rows' camera columns: what one product must read.
+    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
+      reduced_bytes += static_cast<double>(layout->obs_rows[gi]) * s.groups[gi].camera_columns * sizeof(Scalar);
+    }
+  }
+  ParallelContext context;
+  testing::RandomProblem problem;
+  ProblemStructure s;
+  std::unique_ptr<LandmarkBlockLayout> layout;
+  WorkPartition partition;
+  std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<SqrtIterativeSchurSolver<Scalar>> solver;
+  double reduced_bytes = 0;
+};
+
+template <typename Scalar>
+void BM_ReducedMatvec(benchmark::State& state) {
+  ReducedSystemFixture<Scalar> f(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const int n = f.s.num_camera_parameters;
+  std::vector<Scalar> x(n, Scalar(1)), y(n);
+  for (auto _ : state) {
+    f.solver->reduced_system()->Multiply(x.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["B/s"] = benchmark::Counter(f.reduced_bytes, benchmark::Counter::kIsIterationInvariantRate);
+  // Each entry of B is used twice (B x and B^T t), a multiply-add each time.
+  state.counters["FLOP/s"] = benchmark::Counter(4.0 * f.reduced_bytes / sizeof(Scalar),
+                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["MiB"] = f.reduced_bytes / (1024.0 * 1024.0);
+}
+BENCHMARK_TEMPLATE(BM_ReducedMatvec, float)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
+BENCHMARK_TEMPLATE(BM_ReducedMatvec, double)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
+
+}  // namespace
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+BENCHMARK_MAIN();
