@@ -19,6 +19,7 @@
 
 #include <vector>
 
+#include "ceres_sqrtba/internal/camera_block_sum.h"
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/pcg.h"
@@ -31,7 +32,7 @@ namespace internal {
 // double), computed from undamped landmark blocks.
 class CameraGram {
  public:
-  explicit CameraGram(const ProblemStructure& s);
+  CameraGram(const ProblemStructure& s, const WorkPartition& partition);
   // raw: the blocks are not marginalized yet, so a camera's columns are
   // non-zero only on the rows of its own residual blocks (layout's
   // camera_rows), k times fewer than all observation rows.
@@ -40,12 +41,12 @@ class CameraGram {
                ParallelContext* context);
   // G <- diag(scale) G diag(scale), scale in the full tangent layout.
   void Scale(const double* scale);
-  const double* block(int camera) const { return data_.data() + offset_[camera]; }
-  double* block(int camera) { return data_.data() + offset_[camera]; }
+  const double* block(int camera) const { return data_.data() + sum_.offset(camera); }
+  double* block(int camera) { return data_.data() + sum_.offset(camera); }
 
  private:
   const ProblemStructure& s_;
-  std::vector<int> offset_;
+  CameraBlockSum sum_;
   std::vector<double> data_;
 };
 
@@ -53,7 +54,7 @@ template <typename Scalar>
 class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
  public:
   // schur: SCHUR_JACOBI (true) or JACOBI (false).
-  BlockJacobiPreconditioner(const ProblemStructure& s, bool schur);
+  BlockJacobiPreconditioner(const ProblemStructure& s, const WorkPartition& partition, bool schur);
 
   // damping_squared: lambda D_p^2 for the reduced camera vector. The blocks
   // must be marginalized and damped.
@@ -66,7 +67,8 @@ class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
  private:
   const ProblemStructure& s_;
   bool schur_;
-  std::vector<int> offset_;  // per camera into inverse_, size cameras + 1
+  CameraBlockSum sum_;
+  std::vector<double> top_;  // per camera: Gram matrix of the blocks' top rows
   std::vector<Scalar> inverse_;
 };
 

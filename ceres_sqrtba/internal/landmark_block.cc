@@ -175,16 +175,50 @@ void LandmarkBlock<Scalar>::AddReducedRhs(Scalar* y) const {
   VectorMap<Scalar>(y, nc_).noalias() += b.leftCols(nc_).transpose() * b.col(nc_ + d_);
 }
 
+namespace {
+
+// gram += A^T A for the rows of an N-column slice, in double. Fixed N lets
+// the compiler keep the N x N accumulator in registers and unroll.
+template <int N, typename Scalar>
+void AddGramFixed(const Scalar* first_row, int rows, int stride, double* gram) {
+  using GramMap = Eigen::Map<Eigen::Matrix<double, N, N, Eigen::RowMajor>>;
+  GramMap out(gram);
+  Eigen::Matrix<double, N, N> g = out;
+  for (int r = 0; r < rows; ++r) {
+    const Eigen::Matrix<double, N, 1> a =
+        Eigen::Map<const Eigen::Matrix<Scalar, N, 1>>(first_row + static_cast<int64_t>(r) * stride)
+            .template cast<double>();
+    g.noalias() += a * a.transpose();
+  }
+  out = g;
+}
+
 template <typename Scalar>
-void LandmarkBlock<Scalar>::AddColumnGram(int c0, int n, int row_begin, int row_end,
-                                          double* gram) const {
-  for (int r = row_begin; r < row_end; ++r) {
-    const Scalar* a = row(r) + c0;
+void AddGramDynamic(const Scalar* first_row, int rows, int stride, int n, double* gram) {
+  for (int r = 0; r < rows; ++r) {
+    const Scalar* a = first_row + static_cast<int64_t>(r) * stride;
     for (int i = 0; i < n; ++i) {
       const double ai = a[i];
       double* g = gram + i * n;
       for (int k = 0; k < n; ++k) g[k] += ai * static_cast<double>(a[k]);
     }
+  }
+}
+
+}  // namespace
+
+template <typename Scalar>
+void LandmarkBlock<Scalar>::AddColumnGram(int c0, int n, int row_begin, int row_end,
+                                          double* gram) const {
+  const int rows = row_end - row_begin;
+  if (rows <= 0) return;
+  const Scalar* first = row(row_begin) + c0;
+  switch (n) {
+    case 3: return AddGramFixed<3>(first, rows, stride_, gram);
+    case 6: return AddGramFixed<6>(first, rows, stride_, gram);
+    case 7: return AddGramFixed<7>(first, rows, stride_, gram);
+    case 9: return AddGramFixed<9>(first, rows, stride_, gram);
+    default: return AddGramDynamic(first, rows, stride_, n, gram);
   }
 }
 

@@ -19,10 +19,10 @@ SqrtIterativeSchurSolver<Scalar>::SqrtIterativeSchurSolver(
       blocks_(s, layout),
       system_(s, layout, partition, &blocks_, context),
       pcg_(s.num_camera_parameters),
-      camera_gram_(s) {
+      camera_gram_(s, partition) {
   if (options.preconditioner == ceres::SCHUR_JACOBI || options.preconditioner == ceres::JACOBI) {
     preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
-        s, options.preconditioner == ceres::SCHUR_JACOBI);
+        s, partition, options.preconditioner == ceres::SCHUR_JACOBI);
   }
   damping_squared_.resize(s.num_camera_parameters);
   damping_squared_double_.resize(s.num_camera_parameters);
