@@ -160,9 +160,19 @@ void LandmarkBlock<Scalar>::MultiplyReducedTransposeAdd(const Scalar* t,
 // the product with the reduced camera system is memory bound.
 template <typename Scalar>
 void LandmarkBlock<Scalar>::MultiplyReducedNormalAdd(const Scalar* x, Scalar* y) const {
+  // Four rows at a time: four dot products share the loads of x, and y is
+  // updated once per four rows; each row is read from memory once.
+  using Rows4 = Eigen::Map<const Eigen::Matrix<Scalar, 4, Eigen::Dynamic, Eigen::RowMajor>, 0,
+                           Eigen::OuterStride<>>;
   ConstVectorMap<Scalar> xv(x, nc_);
   VectorMap<Scalar> yv(y, nc_);
-  for (int r = 0; r < obs_rows_; ++r) {
+  int r = 0;
+  for (; r + 4 <= obs_rows_; r += 4) {
+    Rows4 b(row(d_ + r), 4, nc_, Eigen::OuterStride<>(stride_));
+    const Eigen::Matrix<Scalar, 4, 1> t = b * xv;
+    yv.noalias() += b.transpose() * t;
+  }
+  for (; r < obs_rows_; ++r) {
     ConstVectorMap<Scalar> a(row(d_ + r), nc_);
     const Scalar t = a.dot(xv);
     yv += t * a;
@@ -184,7 +194,18 @@ void AddGramFixed(const Scalar* first_row, int rows, int stride, double* gram) {
   using GramMap = Eigen::Map<Eigen::Matrix<double, N, N, Eigen::RowMajor>>;
   GramMap out(gram);
   Eigen::Matrix<double, N, N> g = out;
-  for (int r = 0; r < rows; ++r) {
+  int r = 0;
+  // Three rows at a time (the d = 3 top rows of a landmark block in one go):
+  // a fixed-size rank-3 update the compiler unrolls and vectorizes.
+  for (; r + 3 <= rows; r += 3) {
+    Eigen::Matrix<double, 3, N> a;
+    for (int i = 0; i < 3; ++i) {
+      a.row(i) = Eigen::Map<const Eigen::Matrix<Scalar, 1, N>>(first_row + static_cast<int64_t>(r + i) * stride)
+                     .template cast<double>();
+    }
+    g.noalias() += a.transpose().lazyProduct(a);
+  }
+  for (; r < rows; ++r) {
     const Eigen::Matrix<double, N, 1> a =
         Eigen::Map<const Eigen::Matrix<Scalar, N, 1>>(first_row + static_cast<int64_t>(r) * stride)
             .template cast<double>();
