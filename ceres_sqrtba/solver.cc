@@ -135,9 +135,10 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
     return fail(msg.str());
   }
   if (options.logging_type != ceres::SILENT) {
-    VLOG(1) << "ceres_sqrtba: " << s.groups.size() << " landmark blocks, "
-            << internal::FormatBytes(block_bytes) << " in "
-            << (single ? "single" : "double") << " precision.";
+    LOG(INFO) << "ceres_sqrtba: " << s.landmarks.size() << " landmarks, " << s.cameras.size()
+              << " cameras, " << s.groups.size() << " landmark blocks taking "
+              << internal::FormatBytes(block_bytes) << " in " << (single ? "single" : "double")
+              << " precision (limit " << internal::FormatBytes(limit) << ").";
   }
 
   // Fixed cost: residual blocks whose parameter blocks are all constant.

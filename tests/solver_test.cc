@@ -4,6 +4,7 @@
 // priors) must end at the cost Ceres reaches.
 #include <cmath>
 #include <functional>
+#include <sstream>
 
 #include "ceres_sqrtba/solver.h"
 #include "gtest/gtest.h"
@@ -231,6 +232,87 @@ TEST(Solver, DeterministicAcrossRunsAndThreads) {
   }
   EXPECT_EQ(costs[1], costs[2]);  // bit-identical run to run
   EXPECT_EQ(costs[0], costs[1]);  // the work partition does not depend on threads
+}
+
+}  // namespace
+}  // namespace ceres_sqrtba
+
+namespace ceres_sqrtba {
+namespace {
+
+// update_state_every_iteration: callbacks see the best state so far in the
+// user's parameter blocks, as in Ceres.
+class StateRecorder : public ceres::IterationCallback {
+ public:
+  explicit StateRecorder(const double* point) : point_(point) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary&) override {
+    seen.push_back(point_[0]);
+    return ceres::SOLVER_CONTINUE;
+  }
+  std::vector<double> seen;
+
+ private:
+  const double* point_;
+};
+
+TEST(Solver, UpdateStateEveryIterationMatchesCeres) {
+  const SyntheticBa ba = MakeSyntheticBa(6, 100, 3, 41);
+  std::vector<std::vector<double>> seen;
+  for (bool sqrt : {false, true}) {
+    SyntheticBa copy = ba;
+    ceres::Problem problem;
+    AddReprojectionResiduals(&copy, &problem, nullptr);
+    StateRecorder recorder(copy.points[7].data());
+    Solver::Options o = BaseOptions();
+    o.eta = 1e-10;
+    o.max_num_iterations = 8;
+    o.update_state_every_iteration = true;
+    o.callbacks.push_back(&recorder);
+    if (sqrt) o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+    ceres::Solver::Summary s;
+    Solve(o, &problem, &s);
+    seen.push_back(recorder.seen);
+  }
+  ASSERT_EQ(seen[0].size(), seen[1].size());
+  for (size_t i = 0; i < seen[0].size(); ++i) EXPECT_NEAR(seen[0][i], seen[1][i], 1e-6 * std::abs(seen[0][i]));
+  EXPECT_NE(seen[1].front(), seen[1].back());
+}
+
+// minimizer_progress_to_stdout prints Ceres' table: same header, one row per
+// iteration, same columns.
+TEST(Solver, ProgressTableHasCeresFormat) {
+  const SyntheticBa ba = MakeSyntheticBa(6, 100, 3, 42);
+  std::vector<std::string> outputs;
+  for (bool sqrt : {false, true}) {
+    SyntheticBa copy = ba;
+    ceres::Problem problem;
+    AddReprojectionResiduals(&copy, &problem, nullptr);
+    Solver::Options o = BaseOptions();
+    o.max_num_iterations = 4;
+    o.logging_type = ceres::PER_MINIMIZER_ITERATION;
+    o.minimizer_progress_to_stdout = true;
+    if (sqrt) o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+    ceres::Solver::Summary s;
+    ::testing::internal::CaptureStdout();
+    Solve(o, &problem, &s);
+    outputs.push_back(::testing::internal::GetCapturedStdout());
+  }
+  auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    for (std::string line; std::getline(ss, line);) {
+      if (!line.empty()) out.push_back(line);
+    }
+    return out;
+  };
+  const auto ceres_lines = lines(outputs[0]), sqrt_lines = lines(outputs[1]);
+  ASSERT_EQ(ceres_lines.size(), sqrt_lines.size()) << outputs[0] << "\n---\n" << outputs[1];
+  EXPECT_EQ(ceres_lines[0], sqrt_lines[0]);  // header
+  for (size_t i = 1; i < ceres_lines.size(); ++i) {
+    // Same iteration number and cost columns; times differ.
+    EXPECT_EQ(ceres_lines[i].size(), sqrt_lines[i].size()) << ceres_lines[i] << "\n" << sqrt_lines[i];
+    EXPECT_EQ(ceres_lines[i].substr(0, 18), sqrt_lines[i].substr(0, 18));
+  }
 }
 
 }  // namespace
