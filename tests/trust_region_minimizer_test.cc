@@ -3,6 +3,7 @@
 #include "ceres_sqrtba/internal/evaluator.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/problem_structure.h"
+#include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/trust_region_minimizer.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
@@ -74,6 +75,68 @@ TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
   EXPECT_DOUBLE_EQ(summary.iterations[1].trust_region_radius, 1e4 / 2);
   EXPECT_DOUBLE_EQ(summary.iterations[2].trust_region_radius, 1e4 / 8);
   EXPECT_FALSE(summary.iterations[1].step_is_valid);
+}
+
+// Computes the right step of the real solver and scales it by 50: a "linear
+// solver" that lost its precision. The true cost rejects every such step.
+class WildSolver : public LinearSolver {
+ public:
+  explicit WildSolver(LinearSolver* inner) : inner_(inner) {}
+  JacobianWriter* writer() override { return inner_->writer(); }
+  void SquaredColumnNorms(double* norms) override { inner_->SquaredColumnNorms(norms); }
+  void ScaleColumns(const double* scale) override { inner_->ScaleColumns(scale); }
+  LinearSolverSummary Solve(const double* d, double eta, double* y, double* jy) override {
+    LinearSolverSummary s = inner_->Solve(d, eta, y, jy);
+    for (int i = 0; i < n; ++i) y[i] *= 50.0;
+    *jy = 0.0;  // keep the model change positive so that the step is valid
+    ++solves;
+    return s;
+  }
+  int n = 0;
+  int solves = 0;
+
+ private:
+  LinearSolver* inner_;
+};
+
+TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
+  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
+  ProblemStructure s;
+  std::string error;
+  ASSERT_TRUE(BuildProblemStructure(*p.problem, nullptr, &s, &error)) << error;
+  ParallelContext context(1);
+  LandmarkBlockLayout layout(s, 4);
+  WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
+  Evaluator evaluator(s, partition, &context);
+  SqrtIterativeSchurSolver<float> inner(s, layout, partition, &context, SqrtIterativeSchurOptions());
+  WildSolver wild(&inner);
+  wild.n = s.num_effective_parameters;
+  ceres::Solver::Options options;
+  options.max_num_iterations = 20;
+  MinimizerContext ctx;
+  ctx.options = &options;
+  ctx.is_silent = true;
+  int fallbacks_made = 0;
+  ctx.make_fallback_solver = [&](std::string*) -> std::unique_ptr<LinearSolver> {
+    ++fallbacks_made;
+    return std::make_unique<SqrtIterativeSchurSolver<double>>(s, layout, partition, &context,
+                                                              SqrtIterativeSchurOptions());
+  };
+  std::vector<double> x(s.num_parameters);
+  for (int b : s.variable_blocks) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[b];
+    std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
+  }
+  ceres::Solver::Summary summary;
+  MinimizerStatistics stats;
+  Minimize(ctx, s, &evaluator, &wild, x.data(), &summary, &stats);
+  EXPECT_EQ(fallbacks_made, 1);
+  EXPECT_EQ(wild.solves, 5);
+  EXPECT_NE(stats.precision_note.find("5 consecutive steps were rejected"), std::string::npos)
+      << stats.precision_note;
+  EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+  // The linear problem is solved exactly once the double solver took over.
+  EXPECT_LT(summary.final_cost, 1e-3 * summary.initial_cost);
 }
 
 }  // namespace

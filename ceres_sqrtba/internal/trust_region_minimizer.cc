@@ -85,7 +85,7 @@ class Minimizer {
         return;
       }
       if (!it_.step_is_valid) {
-        if (!HandleInvalidStep()) {
+        if (!HandleInvalidStep() || !MaybeSwitchAfterRejections()) {
           Fail();
           return;
         }
@@ -105,6 +105,10 @@ class Minimizer {
         it_.gradient_norm = previous_gradient_norm;
         it_.gradient_max_norm = previous_gradient_max_norm;
         strategy_->StepRejected();
+        if (!MaybeSwitchAfterRejections()) {
+          Fail();
+          return;
+        }
       }
     }
   }
@@ -307,6 +311,26 @@ class Minimizer {
     return true;
   }
 
+  // Single precision that keeps producing steps the true cost rejects has
+  // probably lost the precision the problem needs (e.g. a badly scaled
+  // problem without Jacobi scaling): after kMaxRejectionsInFallbackMode
+  // unsuccessful steps in a row, continue in double precision.
+  bool MaybeSwitchAfterRejections() {
+    constexpr int kMaxRejectionsInFallbackMode = 5;
+    if (++consecutive_unsuccessful_ < kMaxRejectionsInFallbackMode || fallback_ != nullptr ||
+        !ctx_.make_fallback_solver) {
+      return true;
+    }
+    char reason[128];
+    std::snprintf(reason, sizeof(reason), "%d consecutive steps were rejected",
+                  consecutive_unsuccessful_);
+    if (!SwitchToFallback(reason)) return false;
+    const ceres::IterationSummary saved = it_;
+    if (!EvaluateGradientAndJacobian()) return false;
+    it_ = saved;
+    return true;
+  }
+
   bool HandleInvalidStep() {
     if (++num_consecutive_invalid_steps_ >= o_.max_num_consecutive_invalid_steps) {
       summary_->message = Printf(
@@ -375,6 +399,7 @@ class Minimizer {
   }
 
   bool HandleSuccessfulStep() {
+    consecutive_unsuccessful_ = 0;
     x_ = candidate_x_;
     if (!EvaluateGradientAndJacobian()) return false;
     it_.step_is_successful = true;
@@ -400,6 +425,7 @@ class Minimizer {
   double candidate_cost_ = 0.0;
   double model_cost_change_ = 0.0;
   int num_consecutive_invalid_steps_ = 0;
+  int consecutive_unsuccessful_ = 0;
   bool scale_computed_ = false;
   bool solver_scaled_ = false;
   std::unique_ptr<LinearSolver> fallback_;
