@@ -75,7 +75,7 @@ template <typename Scalar>
 LandmarkBlocks<Scalar>::LandmarkBlocks(const ProblemStructure& s,
                                        const LandmarkBlockLayout& layout)
     : s_(s), layout_(layout) {
-  data_.resize(layout.total_scalars);
+  data_.reset(new Scalar[std::max<int64_t>(1, layout.total_scalars)]);
   rotations_.resize(std::max<int64_t>(1, layout.rotation_scalars));
   rotation_offset_.resize(s.groups.size());
   int64_t r = 0;
@@ -128,10 +128,12 @@ void LandmarkBlocks<Scalar>::Write(int group, int position, int row, int residua
 }
 
 template <typename Scalar>
-void LandmarkBlocks<Scalar>::CheckRange() {
+void LandmarkBlocks<Scalar>::CheckRange(int g) {
   if (!(kMaxMagnitude < std::numeric_limits<double>::infinity())) return;
-  for (const Scalar v : data_) {
-    if (!(std::abs(static_cast<double>(v)) <= kMaxMagnitude)) {
+  const Scalar* begin = data_.get() + layout_.offset[g];
+  const Scalar* end = data_.get() + layout_.offset[g + 1];
+  for (const Scalar* v = begin; v != end; ++v) {
+    if (!(std::abs(static_cast<double>(*v)) <= kMaxMagnitude)) {
       out_of_range_.store(true, std::memory_order_relaxed);
       return;
     }

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "ceres_sqrtba/internal/evaluator.h"
@@ -58,7 +59,7 @@ class LandmarkBlocks : public JacobianWriter {
   }
 
   LandmarkBlock<Scalar> block(int g) {
-    return LandmarkBlock<Scalar>(data_.data() + layout_.offset[g], layout_.obs_rows[g],
+    return LandmarkBlock<Scalar>(data_.get() + layout_.offset[g], layout_.obs_rows[g],
                                  s_.groups[g].landmark_size, s_.groups[g].camera_columns,
                                  layout_.stride[g]);
   }
@@ -77,15 +78,18 @@ class LandmarkBlocks : public JacobianWriter {
   // values overflow (|v| > sqrt(max) / 16). Only single precision checks.
   bool out_of_range() const { return out_of_range_.load(std::memory_order_relaxed); }
   void ClearOutOfRange() { out_of_range_.store(false, std::memory_order_relaxed); }
-  // Flags values of all blocks beyond kMaxMagnitude (after scaling).
-  void CheckRange();
+  // Flags values of block g beyond kMaxMagnitude (after scaling).
+  void CheckRange(int g);
   static constexpr double kMaxMagnitude =
       std::numeric_limits<Scalar>::digits < 53 ? 1e18 : std::numeric_limits<double>::infinity();
 
  private:
   const ProblemStructure& s_;
   const LandmarkBlockLayout& layout_;
-  std::vector<Scalar> data_;
+  // Not value-initialized: every block is cleared by the first residual block
+  // written into it, by the thread that evaluates it, so the pages are first
+  // touched in parallel and not zeroed twice.
+  std::unique_ptr<Scalar[]> data_;
   std::vector<Scalar> rotations_;
   std::vector<int64_t> rotation_offset_;
   const double* scale_ = nullptr;

@@ -97,9 +97,9 @@ void SqrtIterativeSchurSolver<Scalar>::ScaleColumns(const double* scale) {
         for (int k = 0; k < pb.tangent_size; ++k) col_scale[col++] = static_cast<Scalar>(scale[pb.tangent_offset + k]);
       }
       blocks_.block(g).ScaleColumns(col_scale);
+      blocks_.CheckRange(g);
     }
   });
-  blocks_.CheckRange();
 }
 
 template <typename Scalar>
