@@ -196,14 +196,16 @@ void AddGramFixed(const Scalar* first_row, int rows, int stride, double* gram) {
   Eigen::Matrix<double, N, N> g = out;
   int r = 0;
   // Three rows at a time (the d = 3 top rows of a landmark block in one go):
-  // a fixed-size rank-3 update the compiler unrolls and vectorizes.
+  // a fixed-size rank-3 update the compiler unrolls and vectorizes. The three
+  // products are summed in Scalar: their inputs carry Scalar's rounding
+  // already, and the running sum over blocks stays double.
   for (; r + 3 <= rows; r += 3) {
-    Eigen::Matrix<double, 3, N> a;
+    Eigen::Matrix<Scalar, 3, N> a;
     for (int i = 0; i < 3; ++i) {
-      a.row(i) = Eigen::Map<const Eigen::Matrix<Scalar, 1, N>>(first_row + static_cast<int64_t>(r + i) * stride)
-                     .template cast<double>();
+      a.row(i) = Eigen::Map<const Eigen::Matrix<Scalar, 1, N>>(first_row + static_cast<int64_t>(r + i) * stride);
     }
-    g.noalias() += a.transpose().lazyProduct(a);
+    const Eigen::Matrix<Scalar, N, N> p = a.transpose().lazyProduct(a);
+    g += p.template cast<double>();
   }
   for (; r < rows; ++r) {
     const Eigen::Matrix<double, N, 1> a =
