@@ -91,8 +91,8 @@ def build_parser():
     runs.add_argument("--seed", type=int, default=DEFAULT_SEED,
                       help="--random_seed of synthetic problems (default %(default)s)")
     runs.add_argument("--solvers", type=_csv_list(lambda n: solvers.by_name(n).name),
-                      default=solvers.solver_names(), metavar="NAMES",
-                      help="comma-separated subset of the solvers below (default: all)")
+                      default=list(solvers.DEFAULT_SOLVERS), metavar="NAMES",
+                      help="comma-separated subset of the solvers below (default: all but sqrt-sparse)")
     runs.add_argument("--threads", type=_positive_int, default=available_cores(),
                       help="--num_threads of every run (default: available cores, %(default)s)")
     runs.add_argument("--num-iterations", type=_positive_int,

@@ -17,6 +17,8 @@
 #include "ceres_sqrtba/internal/problem_structure.h"
 #include "ceres_sqrtba/internal/progress_logging.h"
 #include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/sqrt_sparse_schur_solver.h"
+#include "ceres_sqrtba/internal/stacked_reduced_matrix.h"
 #include "ceres_sqrtba/internal/trust_region_minimizer.h"
 #include "glog/logging.h"
 
@@ -70,13 +72,17 @@ void FillOptions(const Solver::Options& options, ceres::Solver::Summary* summary
   summary->minimizer_type = ceres::TRUST_REGION;
   summary->trust_region_strategy_type = options.trust_region_strategy_type;
   summary->dogleg_type = options.dogleg_type;
-  summary->linear_solver_type_given = ceres::ITERATIVE_SCHUR;
-  summary->linear_solver_type_used = ceres::ITERATIVE_SCHUR;
+  // Ceres' summary has no value for a solver it does not know: the Ceres
+  // solver that solves the same reduced camera system stands in.
+  const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
+  summary->linear_solver_type_given = sparse ? ceres::SPARSE_SCHUR : ceres::ITERATIVE_SCHUR;
+  summary->linear_solver_type_used = sparse ? ceres::SPARSE_SCHUR : ceres::ITERATIVE_SCHUR;
   summary->preconditioner_type_given = options.preconditioner_type;
   summary->preconditioner_type_used = options.preconditioner_type;
   summary->visibility_clustering_type = options.visibility_clustering_type;
   summary->dense_linear_algebra_library_type = options.dense_linear_algebra_library_type;
-  summary->sparse_linear_algebra_library_type = options.sparse_linear_algebra_library_type;
+  summary->sparse_linear_algebra_library_type =
+      sparse ? ceres::SUITE_SPARSE : options.sparse_linear_algebra_library_type;
   summary->num_threads_given = options.num_threads;
   summary->num_threads_used = options.num_threads;
   summary->inner_iterations_given = options.use_inner_iterations;
@@ -119,17 +125,24 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   summary->schur_structure_given = s.schur_structure;
   summary->schur_structure_used = s.schur_structure;
 
-  // Memory: the landmark blocks dominate; check them before allocating.
+  // Memory: the landmark blocks dominate (with SQRT_SPARSE_SCHUR, together
+  // with the stacked reduced camera system, which is about as large); check
+  // them before allocating.
   const bool single = options.precision == SINGLE_PRECISION;
+  const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
   internal::LandmarkBlockLayout layout(s, single ? 4 : 8);
   const int64_t block_bytes = single ? internal::LandmarkBlocks<float>::RequiredBytes(layout)
                                      : internal::LandmarkBlocks<double>::RequiredBytes(layout);
+  const int64_t matrix_bytes =
+      sparse ? internal::StackedReducedMatrix::RequiredBytes(s, layout) : 0;
   const int64_t limit = options.memory_limit_in_bytes > 0 ? options.memory_limit_in_bytes
                                                           : internal::AvailableMemoryBytes();
-  if (limit > 0 && block_bytes > limit) {
+  if (limit > 0 && block_bytes + matrix_bytes > limit) {
     std::ostringstream msg;
-    msg << "The landmark blocks need " << internal::FormatBytes(block_bytes) << " ("
-        << block_bytes << " bytes) but only " << internal::FormatBytes(limit) << " (" << limit
+    msg << (sparse ? "The landmark blocks and the stacked reduced camera system need "
+                   : "The landmark blocks need ")
+        << internal::FormatBytes(block_bytes + matrix_bytes) << " (" << block_bytes + matrix_bytes
+        << " bytes) but only " << internal::FormatBytes(limit) << " (" << limit
         << " bytes) may be used (Solver::Options::memory_limit_in_bytes = "
         << options.memory_limit_in_bytes << ", 0 meaning the memory available).";
     return fail(msg.str());
@@ -138,7 +151,10 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
     LOG(INFO) << "ceres_sqrtba: " << s.landmarks.size() << " landmarks, " << s.cameras.size()
               << " cameras, " << s.groups.size() << " landmark blocks taking "
               << internal::FormatBytes(block_bytes) << " in " << (single ? "single" : "double")
-              << " precision (limit " << internal::FormatBytes(limit) << ").";
+              << " precision"
+              << (sparse ? ", stacked reduced camera system " + internal::FormatBytes(matrix_bytes)
+                         : std::string())
+              << " (limit " << internal::FormatBytes(limit) << ").";
   }
 
   // Fixed cost: residual blocks whose parameter blocks are all constant.
@@ -165,14 +181,21 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   ls_options.preconditioner = options.preconditioner_type;
   ls_options.min_num_iterations = options.min_linear_solver_iterations;
   ls_options.max_num_iterations = options.max_linear_solver_iterations;
-  std::unique_ptr<internal::LinearSolver> linear_solver;
-  if (single) {
-    linear_solver = std::make_unique<internal::SqrtIterativeSchurSolver<float>>(
-        s, layout, partition, &context, ls_options);
-  } else {
-    linear_solver = std::make_unique<internal::SqrtIterativeSchurSolver<double>>(
-        s, layout, partition, &context, ls_options);
-  }
+  auto make_linear_solver = [&](bool single_precision) -> std::unique_ptr<internal::LinearSolver> {
+    if (sparse) {
+      if (single_precision) {
+        return std::make_unique<internal::SqrtSparseSchurSolver<float>>(s, layout, partition, &context);
+      }
+      return std::make_unique<internal::SqrtSparseSchurSolver<double>>(s, layout, partition, &context);
+    }
+    if (single_precision) {
+      return std::make_unique<internal::SqrtIterativeSchurSolver<float>>(s, layout, partition, &context,
+                                                                         ls_options);
+    }
+    return std::make_unique<internal::SqrtIterativeSchurSolver<double>>(s, layout, partition, &context,
+                                                                        ls_options);
+  };
+  std::unique_ptr<internal::LinearSolver> linear_solver = make_linear_solver(single);
 
   std::vector<double> state(s.num_parameters);
   for (int p : s.variable_blocks) {
@@ -189,16 +212,16 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
     // Values a float cannot hold, or a numerical failure in float, switch the
     // solve to double precision (if that fits in memory).
     mctx.make_fallback_solver = [&](std::string* why) -> std::unique_ptr<internal::LinearSolver> {
-      const int64_t need = internal::LandmarkBlocks<double>::RequiredBytes(layout);
+      const int64_t need = internal::LandmarkBlocks<double>::RequiredBytes(layout) + matrix_bytes;
       const int64_t allowed = options.memory_limit_in_bytes > 0 ? options.memory_limit_in_bytes
                                                                 : internal::AvailableMemoryBytes();
       if (allowed > 0 && need > allowed) {
-        *why = "Double precision would need " + internal::FormatBytes(need) + " for the landmark blocks but only " +
+        *why = "Double precision would need " + internal::FormatBytes(need) + " for the landmark blocks" +
+               (sparse ? " and the stacked reduced camera system" : "") + " but only " +
                internal::FormatBytes(allowed) + " may be used.";
         return nullptr;
       }
-      return std::make_unique<internal::SqrtIterativeSchurSolver<double>>(s, layout, partition, &context,
-                                                                          ls_options);
+      return make_linear_solver(false);
     };
   }
   internal::ProgressLogger logger(options.minimizer_progress_to_stdout);
@@ -245,6 +268,8 @@ const char* SqrtLinearSolverTypeToString(SqrtLinearSolverType type) {
       return "CERES_LINEAR_SOLVER";
     case SQRT_ITERATIVE_SCHUR:
       return "SQRT_ITERATIVE_SCHUR";
+    case SQRT_SPARSE_SCHUR:
+      return "SQRT_SPARSE_SCHUR";
   }
   return "UNKNOWN";
 }
@@ -257,6 +282,10 @@ bool StringToSqrtLinearSolverType(std::string value, SqrtLinearSolverType* type)
   }
   if (value == "SQRT_ITERATIVE_SCHUR") {
     *type = SQRT_ITERATIVE_SCHUR;
+    return true;
+  }
+  if (value == "SQRT_SPARSE_SCHUR") {
+    *type = SQRT_SPARSE_SCHUR;
     return true;
   }
   return false;

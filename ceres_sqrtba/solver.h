@@ -19,7 +19,8 @@
 // for Large-Scale Reconstruction", CVPR 2021): landmarks are marginalized by a
 // QR decomposition of small dense per-landmark blocks instead of the Schur
 // complement, and the reduced camera system is solved by preconditioned
-// conjugate gradients in square-root form. The trust-region loop is
+// conjugate gradients in square-root form (SQRT_SPARSE_SCHUR: by a sparse QR
+// of the stacked marginalized rows instead). The trust-region loop is
 // Levenberg-Marquardt exactly as Ceres runs it, and the result is reported in a
 // ceres::Solver::Summary filled as Ceres fills it. See docs/ for every option,
 // the supported problem shapes and the memory model.
@@ -34,25 +35,32 @@
 namespace ceres_sqrtba {
 
 // Which linear solver runs inside the trust-region loop.
-enum SqrtLinearSolverType {
+enum SqrtLinearSolverType : int {
   // Use ceres::Solver::Options::linear_solver_type: the call is forwarded to
   // ceres::Solve unchanged.
   CERES_LINEAR_SOLVER = 0,
   // Square-root marginalization (QR of landmark blocks) + preconditioned
   // conjugate gradients on the reduced camera system.
   SQRT_ITERATIVE_SCHUR = 1,
+  // Square-root marginalization + a direct solve of the reduced camera system:
+  // the marginalized rows of all landmark blocks are stacked into one sparse
+  // matrix and solved by sparse QR (SuiteSparseQR), without normal equations.
+  // Exact steps; for small and medium problems (cost grows with the fill of R).
+  SQRT_SPARSE_SCHUR = 2,
 };
 
-// Floating point type of the linear algebra of the square-root solver (landmark
-// blocks, conjugate gradients). The parameters, residuals, cost functions, the
-// cost and the trust-region decisions are always double.
-enum Precision {
+// Floating point type of the linear algebra of the square-root solvers
+// (landmark blocks, conjugate gradients; SQRT_SPARSE_SCHUR's sparse QR is
+// always double). The parameters, residuals, cost functions, the cost and the
+// trust-region decisions are always double.
+enum Precision : int {
   DOUBLE_PRECISION = 0,
   SINGLE_PRECISION = 1,
 };
 
 const char* SqrtLinearSolverTypeToString(SqrtLinearSolverType type);
-// Accepts the names above, case-insensitively ("sqrt_iterative_schur").
+// Accepts the names above, case-insensitively ("sqrt_iterative_schur",
+// "sqrt_sparse_schur").
 bool StringToSqrtLinearSolverType(std::string value,
                                   SqrtLinearSolverType* type);
 const char* PrecisionToString(Precision precision);

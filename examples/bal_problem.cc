@@ -32,6 +32,12 @@ double UpperMedian(std::vector<double>* values) {
   return *middle;
 }
 
+std::string FormatDouble(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 std::string SystemError(const std::string& path, const char* what) {
   return path + ": " + what + ": " + std::strerror(errno);
 }
@@ -220,18 +226,38 @@ bool BalProblem::Normalize(std::string* error) {
     return false;
   }
   const double scale = 100.0 / deviation;
+  // The new values go to a copy first: the problem changes only when every
+  // one of them is finite (a point or camera centre far from the others can
+  // leave the range of a double once centred and scaled).
+  std::vector<double> normalized = parameters_;
   for (int i = 0; i < num_points_; ++i) {
-    double* x = mutable_point(i);
+    double* x = normalized.data() + CameraValues() + 3 * static_cast<size_t>(i);
     for (int k = 0; k < 3; ++k) x[k] = scale * (x[k] - median[k]);
+    if (!std::isfinite(x[0]) || !std::isfinite(x[1]) || !std::isfinite(x[2])) {
+      *error = "cannot normalize: point " + std::to_string(i) +
+               " leaves the range of a double when the scene is centred and "
+               "scaled by " + FormatDouble(scale);
+      return false;
+    }
   }
   for (int i = 0; i < num_cameras_; ++i) {
-    double* cam = mutable_camera(i);
+    double* cam =
+        normalized.data() + static_cast<size_t>(camera_block_size()) * i;
     double angle_axis[3];
     double center[3];
     GetRotationAndCenter(cam, angle_axis, center);
     for (int k = 0; k < 3; ++k) center[k] = scale * (center[k] - median[k]);
     SetRotationAndCenter(angle_axis, center, cam);
+    for (int k = 0; k < camera_block_size(); ++k) {
+      if (!std::isfinite(cam[k])) {
+        *error = "cannot normalize: camera " + std::to_string(i) +
+                 " leaves the range of a double when the scene is centred "
+                 "and scaled by " + FormatDouble(scale);
+        return false;
+      }
+    }
   }
+  parameters_ = std::move(normalized);
   return true;
 }
 

@@ -15,7 +15,9 @@
 #ifndef CERES_SQRTBA_EXAMPLES_BAL_PROBLEM_H_
 #define CERES_SQRTBA_EXAMPLES_BAL_PROBLEM_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,13 @@ class BalProblem {
   static bool Read(const std::string& path, const BalReadOptions& options,
                    BalProblem* problem, std::string* error);
 
+  // Reads BAL data held in memory (the bytes of a file: plain text or bzip2)
+  // exactly as Read reads a file, with `name` in place of the path in
+  // messages. The bytes are not copied and must outlive the call.
+  static bool ReadFromMemory(const std::string& name, const void* data,
+                             size_t size, const BalReadOptions& options,
+                             BalProblem* problem, std::string* error);
+
   // Builds a problem from arrays (used by the synthetic generator and tests).
   // cameras holds 9 angle-axis values per camera. Indices must be in range.
   static BalProblem FromArrays(int num_cameras, int num_points,
@@ -73,7 +82,8 @@ class BalProblem {
   // scene so that the median over points of the L1 distance to that median
   // becomes 100. Cameras keep their rotation; their centres move with the
   // points, so the reprojection error is unchanged. Fails (and changes
-  // nothing) when that median distance is zero or not finite.
+  // nothing) when that median distance is zero or not finite, or when a
+  // point or camera would leave the range of a double.
   bool Normalize(std::string* error);
 
   // Adds Gaussian noise: point_sigma to every point coordinate (points first),
@@ -128,6 +138,10 @@ class BalProblem {
   }
 
  private:
+  // Read and ReadFromMemory: parses an open stream; `name` for messages.
+  static bool ReadOpenFile(std::FILE* file, const std::string& name,
+                           const BalReadOptions& options, BalProblem* problem,
+                           std::string* error);
   size_t CameraValues() const {
     return static_cast<size_t>(camera_block_size()) * num_cameras_;
   }

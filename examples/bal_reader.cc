@@ -638,6 +638,22 @@ class Parser {
                                   DescribeParameter(num_cameras, k) + ")");
     }
     parameters->push_back(value);
+    // The third value of a camera completes its angle-axis rotation. Every
+    // use of the rotation (the reprojection error, quaternions, camera
+    // centres) squares its norm: a vector whose squared norm overflows is
+    // not a rotation that can be evaluated.
+    if (k < 9 * static_cast<int64_t>(num_cameras) && k % 9 == 2) {
+      const double* r = parameters->data() + (k - 2);
+      if (!std::isfinite(r[0] * r[0] + r[1] * r[1] + r[2] * r[2])) {
+        char rotation[128];
+        std::snprintf(rotation, sizeof(rotation), "(%g, %g, %g)", r[0], r[1],
+                      r[2]);
+        return Fail(field.line,
+                    "camera " + std::to_string(k / 9) +
+                        ": the angle-axis rotation " + rotation +
+                        " is too large (its squared norm overflows a double)");
+      }
+    }
     return true;
   }
 
@@ -662,22 +678,46 @@ bool BalProblem::Read(const std::string& path, const BalReadOptions& options,
     *error = path + ": cannot open for reading: " + std::strerror(errno);
     return false;
   }
+  return ReadOpenFile(file.get(), path, options, problem, error);
+}
+
+bool BalProblem::ReadFromMemory(const std::string& name, const void* data,
+                                size_t size, const BalReadOptions& options,
+                                BalProblem* problem, std::string* error) {
+  *problem = BalProblem();
+  // A read-only stream over the caller's bytes (fmemopen does not write in
+  // mode "r"); the reader then runs exactly as on a file.
+  static char empty = '\0';
+  void* bytes = size == 0 || data == nullptr ? &empty : const_cast<void*>(data);
+  errno = 0;
+  FilePtr file(fmemopen(bytes, size == 0 || data == nullptr ? 0 : size, "r"));
+  if (file == nullptr) {
+    *error = name + ": cannot read: " + std::strerror(errno);
+    return false;
+  }
+  return ReadOpenFile(file.get(), name, options, problem, error);
+}
+
+bool BalProblem::ReadOpenFile(std::FILE* file, const std::string& name,
+                              const BalReadOptions& options,
+                              BalProblem* problem, std::string* error) {
+  *problem = BalProblem();
   // Look at the first bytes to tell bzip2 data from text.
   char magic[3];
-  const size_t got = std::fread(magic, 1, sizeof(magic), file.get());
-  if (got < sizeof(magic) && std::ferror(file.get())) {
-    *error = path + ": cannot read: " + std::strerror(errno);
+  const size_t got = std::fread(magic, 1, sizeof(magic), file);
+  if (got < sizeof(magic) && std::ferror(file)) {
+    *error = name + ": cannot read: " + std::strerror(errno);
     return false;
   }
   std::string prefix(magic, got);
   std::unique_ptr<ByteSource> source;
   if (prefix == "BZh") {
-    source = std::make_unique<Bzip2Source>(file.get(), prefix);
+    source = std::make_unique<Bzip2Source>(file, prefix);
   } else {
-    source = std::make_unique<PlainSource>(file.get(), prefix);
+    source = std::make_unique<PlainSource>(file, prefix);
   }
   Scanner scanner(source.get());
-  Parser parser(path, options, &scanner);
+  Parser parser(name, options, &scanner);
   BalProblem result;
   if (!parser.Parse(&result.num_cameras_, &result.num_points_,
                     &result.camera_index_, &result.point_index_,

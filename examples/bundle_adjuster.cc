@@ -37,7 +37,8 @@ DEFINE_string(blocks_for_inner_iterations, "automatic",
 DEFINE_string(linear_solver, "sparse_schur",
               "sparse_schur, dense_schur, iterative_schur, "
               "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky, "
-              "or sqrt_iterative_schur (square-root bundle adjustment).");
+              "or sqrt_iterative_schur / sqrt_sparse_schur (square-root bundle "
+              "adjustment with PCG / with sparse QR).");
 DEFINE_bool(explicit_schur_complement, false,
             "With iterative_schur, form the Schur complement explicitly.");
 DEFINE_string(preconditioner, "jacobi",
@@ -88,7 +89,8 @@ DEFINE_string(final_ply, "", "Write the solved problem to this PLY file.");
 // Flags added by this project.
 DEFINE_string(precision, "double",
               "double or single: floating point type of the square-root "
-              "solver's linear algebra (only with sqrt_iterative_schur).");
+              "solver's linear algebra (only with sqrt_iterative_schur, or "
+              "sqrt_sparse_schur, whose sparse QR is always double).");
 DEFINE_string(csv, "",
               "Write one CSV row per minimizer iteration to this file.");
 DEFINE_string(summary_csv, "",
@@ -149,16 +151,19 @@ struct Setup {
 bool SetSolverOptions(Setup* setup, std::string* error) {
   Solver::Options& options = setup->options;
   const std::string linear_solver = Lower(FLAGS_linear_solver);
-  const bool sqrt_solver = linear_solver == "sqrt_iterative_schur";
+  const bool sqrt_solver = linear_solver == "sqrt_iterative_schur" ||
+                           linear_solver == "sqrt_sparse_schur";
   if (sqrt_solver) {
-    options.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
-    options.linear_solver_type = ceres::ITERATIVE_SCHUR;
+    StringToSqrtLinearSolverType(linear_solver, &options.sqrt_linear_solver_type);
+    options.linear_solver_type =
+        options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR ? ceres::SPARSE_SCHUR
+                                                             : ceres::ITERATIVE_SCHUR;
   } else if (!ceres::StringToLinearSolverType(linear_solver,
                                               &options.linear_solver_type)) {
     *error = "unknown --linear_solver '" + FLAGS_linear_solver +
              "' (expected sparse_schur, dense_schur, iterative_schur, "
-             "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky "
-             "or sqrt_iterative_schur)";
+             "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky, "
+             "sqrt_iterative_schur or sqrt_sparse_schur)";
     return false;
   }
   if (sqrt_solver && FlagIsDefault("preconditioner")) {
@@ -179,8 +184,9 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
   }
   if (!sqrt_solver && options.precision != DOUBLE_PRECISION) {
     *error = "--precision=" + FLAGS_precision +
-             " needs --linear_solver=sqrt_iterative_schur (Ceres' solvers "
-             "are double precision; see --mixed_precision_solves)";
+             " needs --linear_solver=sqrt_iterative_schur or sqrt_sparse_schur "
+             "(Ceres' solvers are double precision; see "
+             "--mixed_precision_solves)";
     return false;
   }
   if (!ceres::StringToVisibilityClusteringType(
@@ -286,7 +292,7 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
   options.function_tolerance = 1e-16;
 
   if (sqrt_solver) {
-    setup->solver_name = "sqrt_iterative_schur";
+    setup->solver_name = linear_solver;
     setup->precision_name =
         options.precision == SINGLE_PRECISION ? "single" : "double";
   } else {

@@ -7,6 +7,9 @@ packages=(
   libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev
   libsuitesparse-dev libtbb-dev libgtest-dev libbenchmark-dev libbz2-dev
   python3 python3-matplotlib
+  # scripts/test_sanitizers.sh: clang, its sanitizer and libFuzzer runtimes,
+  # llvm-symbolizer for readable reports
+  clang libclang-rt-14-dev llvm
 )
 missing=()
 for p in "${packages[@]}"; do

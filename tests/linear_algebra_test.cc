@@ -14,6 +14,7 @@
 #include "ceres_sqrtba/internal/problem_structure.h"
 #include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
 #include "gtest/gtest.h"
+#include "linear_solver_fixture.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -21,111 +22,25 @@ namespace internal {
 namespace {
 
 using testing::MakeRandomProblem;
+using testing::RandomDiagonal;
 using testing::RandomProblemConfig;
 using Mat = Eigen::MatrixXd;
 using Vec = Eigen::VectorXd;
 
-// Collects the evaluated Jacobian densely, in the structure's tangent layout.
-class DenseWriter : public JacobianWriter {
- public:
-  explicit DenseWriter(const ProblemStructure& s) : s_(s) {
-    j = Mat::Zero(s.num_residuals, s.num_effective_parameters);
-    r = Vec::Zero(s.num_residuals);
-    int row = 0;
-    for (const Group& g : s.groups) {
-      for (int k = g.residual_begin; k < g.residual_end; ++k) {
-        row_of_[s.group_residuals[k]] = row;
-        row += s.residual_blocks[s.group_residuals[k]].num_residuals;
-      }
-    }
-  }
-  void Write(int, int, int, int residual, const double* res,
-             const double* const* jac) override {
-    const ResidualBlockInfo& rb = s_.residual_blocks[residual];
-    const int row = row_of_.at(residual);
-    for (int i = 0; i < rb.num_residuals; ++i) r[row + i] = res[i];
-    for (int b = 0; b < rb.num_parameter_blocks; ++b) {
-      if (jac[b] == nullptr) continue;
-      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + b]];
-      for (int i = 0; i < rb.num_residuals; ++i) {
-        for (int c = 0; c < pb.tangent_size; ++c) {
-          j(row + i, pb.tangent_offset + c) = jac[b][i * pb.tangent_size + c];
-        }
-      }
-    }
-  }
-  Mat j;
-  Vec r;
-
- private:
-  const ProblemStructure& s_;
-  std::map<int, int> row_of_;
-};
-
-// Everything needed to run the square-root solver on a problem.
+// The iterative solver on the problem's Jacobian, next to a dense copy.
 template <typename Scalar>
-struct Fixture {
-  explicit Fixture(ceres::Problem* problem, int num_threads = 1) : context(num_threads) {
-    std::string error;
-    EXPECT_TRUE(BuildProblemStructure(*problem, nullptr, &s, &error)) << error;
-    layout = std::make_unique<LandmarkBlockLayout>(s, sizeof(Scalar));
-    partition = WorkPartition(static_cast<int>(s.groups.size()), layout->work, 4, 1);
-    evaluator = std::make_unique<Evaluator>(s, partition, &context);
+struct Fixture : testing::LinearSolverFixture<SqrtIterativeSchurSolver<Scalar>> {
+  explicit Fixture(ceres::Problem* problem, int num_threads = 1)
+      : testing::LinearSolverFixture<SqrtIterativeSchurSolver<Scalar>>(problem, Options(),
+                                                                        num_threads) {}
+  static SqrtIterativeSchurOptions Options() {
     SqrtIterativeSchurOptions o;
     o.max_num_iterations = 1000;
-    solver = std::make_unique<SqrtIterativeSchurSolver<Scalar>>(s, *layout, partition, &context, o);
-    x.resize(s.num_parameters);
-    for (int p : s.variable_blocks) {
-      const ParameterBlockInfo& pb = s.parameter_blocks[p];
-      std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
-    }
-    // Dense copy of the same Jacobian.
-    DenseWriter dense(s);
-    double cost;
-    Vec g(s.num_effective_parameters);
-    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), &dense));
-    j = dense.j;
-    r = dense.r;
-    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer()));
+    return o;
   }
-  ParallelContext context;
-  ProblemStructure s;
-  std::unique_ptr<LandmarkBlockLayout> layout;
-  WorkPartition partition;
-  std::unique_ptr<Evaluator> evaluator;
-  std::unique_ptr<SqrtIterativeSchurSolver<Scalar>> solver;
-  std::vector<double> x;
-  Mat j;
-  Vec r;
 };
 
-Vec RandomDiagonal(int n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0.1, 2.0);
-  Vec d(n);
-  for (int i = 0; i < n; ++i) d[i] = u(rng);
-  return d;
-}
-
-std::vector<RandomProblemConfig> Configs() {
-  std::vector<RandomProblemConfig> configs;
-  RandomProblemConfig c;
-  configs.push_back(c);  // 3-d landmarks, 6-d cameras, 2-d residuals
-  c.landmark_sizes = {1, 2, 3, 4};
-  c.seed = 2;
-  configs.push_back(c);  // mixed landmark sizes
-  c = RandomProblemConfig();
-  c.intrinsics_size = 3;
-  c.seed = 3;
-  configs.push_back(c);  // pose + shared intrinsics blocks
-  c = RandomProblemConfig();
-  c.repeat_camera = true;
-  c.single_observation = true;
-  c.residual_size = 3;
-  c.seed = 4;
-  configs.push_back(c);  // seen twice by one camera, seen once, 3-d residuals
-  return configs;
-}
+std::vector<RandomProblemConfig> Configs() { return testing::LinearAlgebraConfigs(); }
 
 // Paper eqs. (red_H)/(red_b): J^_p^T J^_p = S~ and J^_p^T r^ = b~ for the damped
 // problem, with S~, b~ the Schur complement formed densely.

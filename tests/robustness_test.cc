@@ -1,5 +1,6 @@
 // Numerically hard problems and single precision limits: each solves or ends
-// cleanly with Ceres' semantics, with finite parameters, in both precisions.
+// cleanly with Ceres' semantics, with finite parameters, with both square-root
+// solvers in both precisions.
 #include <cmath>
 #include <thread>
 
@@ -26,10 +27,20 @@ struct Scaled {
   testing::ReprojectionError e;
 };
 
-Solver::Options Options(Precision precision) {
+// Each test runs for both square-root solvers in both precisions.
+struct Config {
+  SqrtLinearSolverType type;
+  Precision precision;
+};
+
+void PrintTo(const Config& config, std::ostream* os) {
+  *os << SqrtLinearSolverTypeToString(config.type) << ", " << PrecisionToString(config.precision);
+}
+
+Solver::Options Options(const Config& config) {
   Solver::Options o;
-  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
-  o.precision = precision;
+  o.sqrt_linear_solver_type = config.type;
+  o.precision = config.precision;
   o.logging_type = ceres::SILENT;
   o.max_num_iterations = 30;
   o.num_threads = 2;
@@ -47,10 +58,10 @@ bool AllFinite(const SyntheticBa& ba) {
   return true;
 }
 
-class Robustness : public ::testing::TestWithParam<Precision> {};
+class Robustness : public ::testing::TestWithParam<Config> {};
 
 // Solves `ba` as built by `build` with the sqrt solver and with Ceres.
-void ExpectCleanSolve(SyntheticBa ba, Precision precision,
+void ExpectCleanSolve(SyntheticBa ba, const Config& config,
                       const std::function<void(SyntheticBa*, ceres::Problem*)>& build,
                       bool compare_with_ceres = true) {
   SyntheticBa ceres_ba = ba;
@@ -58,7 +69,7 @@ void ExpectCleanSolve(SyntheticBa ba, Precision precision,
   build(&ba, &problem);
   build(&ceres_ba, &ceres_problem);
   ceres::Solver::Summary s, cs;
-  Solve(Options(precision), &problem, &s);
+  Solve(Options(config), &problem, &s);
   ceres::Solver::Options co;
   co.linear_solver_type = ceres::ITERATIVE_SCHUR;
   co.preconditioner_type = ceres::SCHUR_JACOBI;
@@ -158,9 +169,9 @@ TEST_P(Robustness, HugeResidualsNeverReturnGarbage) {
   build(&double_ba, &double_problem);
   ceres::Solver::Summary s, ds;
   Solve(Options(GetParam()), &problem, &s);
-  Solve(Options(DOUBLE_PRECISION), &double_problem, &ds);
+  Solve(Options({GetParam().type, DOUBLE_PRECISION}), &double_problem, &ds);
   EXPECT_TRUE(AllFinite(ba));
-  if (GetParam() == SINGLE_PRECISION) {
+  if (GetParam().precision == SINGLE_PRECISION) {
     // Either recovered in double (and says so) or failed; never silently wrong.
     if (s.termination_type == ceres::FAILURE) {
       EXPECT_NE(s.message.find("Single precision"), std::string::npos) << s.message;
@@ -195,11 +206,18 @@ TEST_P(Robustness, TwoSolvesInTwoThreads) {
   EXPECT_EQ(alone_b, together_b);
 }
 
+std::string PrecisionName(const ::testing::TestParamInfo<Config>& info) {
+  return info.param.precision == SINGLE_PRECISION ? "Single" : "Double";
+}
+
 INSTANTIATE_TEST_SUITE_P(Precisions, Robustness,
-                         ::testing::Values(DOUBLE_PRECISION, SINGLE_PRECISION),
-                         [](const ::testing::TestParamInfo<Precision>& info) {
-                           return std::string(info.param == SINGLE_PRECISION ? "Single" : "Double");
-                         });
+                         ::testing::Values(Config{SQRT_ITERATIVE_SCHUR, DOUBLE_PRECISION},
+                                           Config{SQRT_ITERATIVE_SCHUR, SINGLE_PRECISION}),
+                         PrecisionName);
+INSTANTIATE_TEST_SUITE_P(SparsePrecisions, Robustness,
+                         ::testing::Values(Config{SQRT_SPARSE_SCHUR, DOUBLE_PRECISION},
+                                           Config{SQRT_SPARSE_SCHUR, SINGLE_PRECISION}),
+                         PrecisionName);
 
 }  // namespace
 }  // namespace ceres_sqrtba

@@ -317,3 +317,39 @@ TEST(Solver, ProgressTableHasCeresFormat) {
 
 }  // namespace
 }  // namespace ceres_sqrtba
+
+namespace ceres_sqrtba {
+namespace {
+
+// Landmarks of tangent sizes 1..4 and 3-d residuals, 7-d cameras with shared
+// 2-d intrinsics: the linear least-squares problem ends where Ceres ends.
+TEST(Solver, MixedLandmarkSizesMatchCeres) {
+  testing::RandomProblemConfig config;
+  config.landmark_sizes = {1, 2, 3, 4};
+  config.camera_size = 7;
+  config.intrinsics_size = 2;
+  config.residual_size = 3;
+  config.num_landmarks = 40;
+  config.repeat_camera = true;
+  config.single_observation = true;
+  std::vector<double> final_costs;
+  for (int which = 0; which < 3; ++which) {
+    auto p = testing::MakeRandomProblem(config);
+    Solver::Options o = BaseOptions();
+    o.eta = 1e-10;
+    o.max_linear_solver_iterations = 1000;
+    if (which > 0) {
+      o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+      o.precision = which == 1 ? DOUBLE_PRECISION : SINGLE_PRECISION;
+    }
+    ceres::Solver::Summary s;
+    Solve(o, p.problem.get(), &s);
+    EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+    final_costs.push_back(s.final_cost);
+  }
+  EXPECT_NEAR(final_costs[1], final_costs[0], 1e-6 * final_costs[0]);
+  EXPECT_NEAR(final_costs[2], final_costs[0], 1e-4 * final_costs[0]);
+}
+
+}  // namespace
+}  // namespace ceres_sqrtba

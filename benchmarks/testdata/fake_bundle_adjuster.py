@@ -10,8 +10,8 @@ rejects some steps, and holds a solver-dependent amount of memory.  Times are
 modelled, not measured, so tests run in well under a second per run.
 
 FAKE_BA_FAIL=<label>:<mode>[,...] makes runs of solver <label> (sqrt-single,
-sqrt-double, ceres-implicit, ceres-explicit, ceres-sparse-schur) misbehave:
-crash (exit 3), nocsv (exit 0 without summary), hang (sleep 60 s),
+sqrt-double, sqrt-sparse, ceres-implicit, ceres-explicit, ceres-sparse-schur)
+misbehave: crash (exit 3), nocsv (exit 0 without summary), hang (sleep 60 s),
 stuck (never improves on the initial cost).
 """
 
@@ -36,6 +36,7 @@ BOOL_FLAGS = {"robustify": False, "explicit_schur_complement": False}
 SOLVERS = {
     "sqrt-single": (0.55, 0.8e-6, 0.30, 1e-7),
     "sqrt-double": (0.55, 1.5e-6, 0.40, 0.0),
+    "sqrt-sparse": (0.50, 6.0e-6, 1.20, 0.0),
     "ceres-implicit": (0.60, 2.0e-6, 0.25, 0.0),
     "ceres-explicit": (0.60, 2.4e-6, 0.35, 0.0),
     "ceres-sparse-schur": (0.50, 4.0e-6, 0.60, 0.0),
@@ -62,6 +63,8 @@ def parse_flags(argv):
 def solver_label(flags):
     if flags["linear_solver"] == "sqrt_iterative_schur":
         return "sqrt-" + flags["precision"]
+    if flags["linear_solver"] == "sqrt_sparse_schur":
+        return "sqrt-sparse"
     if flags["linear_solver"] == "iterative_schur":
         return "ceres-explicit" if flags["explicit_schur_complement"] else "ceres-implicit"
     return "ceres-sparse-schur"

@@ -16,10 +16,12 @@ std::string Violation(const char* name, const T& value, const char* op, const U&
   return ss.str();
 }
 
-std::string Unsupported(const char* name, const std::string& value, const char* why) {
+std::string Unsupported(const Solver::Options& options, const char* name, const std::string& value,
+                        const char* why) {
   std::ostringstream ss;
   ss << "Invalid configuration. Solver::Options::" << name << " = " << value
-     << " is not supported by SQRT_ITERATIVE_SCHUR: " << why;
+     << " is not supported by " << SqrtLinearSolverTypeToString(options.sqrt_linear_solver_type)
+     << ": " << why;
   return ss.str();
 }
 
@@ -37,11 +39,15 @@ std::string Unsupported(const char* name, const std::string& value, const char* 
   }
 
 bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
-  if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
+  if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR &&
+      options.sqrt_linear_solver_type != SQRT_SPARSE_SCHUR) {
     *error = Violation("sqrt_linear_solver_type", static_cast<int>(options.sqrt_linear_solver_type),
-                       "is one of", "CERES_LINEAR_SOLVER, SQRT_ITERATIVE_SCHUR");
+                       "is one of", "CERES_LINEAR_SOLVER, SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR");
     return false;
   }
+  // The options of the iterative solver (forcing sequence, iteration limits,
+  // preconditioner) mean nothing to the direct SQRT_SPARSE_SCHUR.
+  const bool iterative = options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR;
   if (options.precision != DOUBLE_PRECISION && options.precision != SINGLE_PRECISION) {
     *error = Violation("precision", static_cast<int>(options.precision), "is one of",
                        "DOUBLE_PRECISION, SINGLE_PRECISION");
@@ -66,44 +72,48 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
   SQRTBA_CHECK_OPTION(max_lm_diagonal, >, 0.0);
   SQRTBA_CHECK_OPTION_PAIR(min_lm_diagonal, <=, max_lm_diagonal);
   SQRTBA_CHECK_OPTION(max_num_consecutive_invalid_steps, >=, 0);
-  SQRTBA_CHECK_OPTION(eta, >, 0.0);
-  SQRTBA_CHECK_OPTION(min_linear_solver_iterations, >=, 0);
-  SQRTBA_CHECK_OPTION(max_linear_solver_iterations, >=, 1);
-  SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
+  if (iterative) {
+    SQRTBA_CHECK_OPTION(eta, >, 0.0);
+    SQRTBA_CHECK_OPTION(min_linear_solver_iterations, >=, 0);
+    SQRTBA_CHECK_OPTION(max_linear_solver_iterations, >=, 1);
+    SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
+  }
   SQRTBA_CHECK_OPTION(memory_limit_in_bytes, >=, 0);
   if (options.use_nonmonotonic_steps) {
     SQRTBA_CHECK_OPTION(max_consecutive_nonmonotonic_steps, >, 0);
   }
   if (options.minimizer_type != ceres::TRUST_REGION) {
-    *error = Unsupported("minimizer_type", ceres::MinimizerTypeToString(options.minimizer_type),
+    *error = Unsupported(options, "minimizer_type",
+                         ceres::MinimizerTypeToString(options.minimizer_type),
                          "the square-root solver is a trust-region solver.");
     return false;
   }
   if (options.trust_region_strategy_type != ceres::LEVENBERG_MARQUARDT) {
-    *error = Unsupported("trust_region_strategy_type",
+    *error = Unsupported(options, "trust_region_strategy_type",
                          ceres::TrustRegionStrategyTypeToString(options.trust_region_strategy_type),
                          "only LEVENBERG_MARQUARDT is implemented.");
     return false;
   }
-  if (options.preconditioner_type != ceres::IDENTITY &&
+  if (iterative && options.preconditioner_type != ceres::IDENTITY &&
       options.preconditioner_type != ceres::JACOBI &&
       options.preconditioner_type != ceres::SCHUR_JACOBI) {
-    *error = Unsupported("preconditioner_type",
+    *error = Unsupported(options, "preconditioner_type",
                          ceres::PreconditionerTypeToString(options.preconditioner_type),
                          "use SCHUR_JACOBI, JACOBI or IDENTITY.");
     return false;
   }
   if (options.use_inner_iterations) {
-    *error = Unsupported("use_inner_iterations", "true", "inner iterations are not implemented.");
+    *error = Unsupported(options, "use_inner_iterations", "true",
+                         "inner iterations are not implemented.");
     return false;
   }
   if (options.check_gradients) {
-    *error = Unsupported("check_gradients", "true",
+    *error = Unsupported(options, "check_gradients", "true",
                          "check gradients with ceres::Solve (or ceres::GradientChecker) first.");
     return false;
   }
   if (!options.trust_region_minimizer_iterations_to_dump.empty()) {
-    *error = Unsupported("trust_region_minimizer_iterations_to_dump", "non-empty",
+    *error = Unsupported(options, "trust_region_minimizer_iterations_to_dump", "non-empty",
                          "the square-root solver has no sparse Jacobian to dump.");
     return false;
   }

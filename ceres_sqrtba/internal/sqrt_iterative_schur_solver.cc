@@ -19,7 +19,8 @@ SqrtIterativeSchurSolver<Scalar>::SqrtIterativeSchurSolver(
       blocks_(s, layout),
       system_(s, layout, partition, &blocks_, context),
       pcg_(s.num_camera_parameters),
-      camera_gram_(s, partition) {
+      camera_gram_(s, partition),
+      back_substitution_(s, layout, partition) {
   if (options.preconditioner == ceres::SCHUR_JACOBI || options.preconditioner == ceres::JACOBI) {
     preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
         s, partition, options.preconditioner == ceres::SCHUR_JACOBI);
@@ -30,7 +31,6 @@ SqrtIterativeSchurSolver<Scalar>::SqrtIterativeSchurSolver(
   solution_.resize(s.num_camera_parameters);
   chunk_scratch_stride_ = layout.max_obs_rows + 2 * layout.max_cols;
   chunk_scratch_.resize(static_cast<size_t>(partition.num_chunks()) * chunk_scratch_stride_);
-  chunk_sums_.resize(partition.num_chunks());
 }
 
 template <typename Scalar>
@@ -173,36 +173,7 @@ LinearSolverSummary SqrtIterativeSchurSolver<Scalar>::Solve(const double* d, dou
   // Back substitution and the model's |J y|^2, block by block.
   double* y_cameras = y + s_.camera_tangent_begin;
   for (int i = 0; i < s_.num_camera_parameters; ++i) y_cameras[i] = solution_[i];
-  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-    Scalar* scratch = chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;
-    Scalar* yb = scratch;
-    Scalar* t = scratch + layout_.max_cols;
-    Scalar* yl = t + layout_.max_obs_rows;
-    double sum = 0.0;
-    for (int g = gb; g < ge; ++g) {
-      const Group& group = s_.groups[g];
-      LandmarkBlock<Scalar> b = blocks_.block(g);
-      system_.Gather(g, solution_.data(), yb);
-      b.MultiplyReduced(yb, t);
-      for (int r = 0; r < b.num_reduced_rows(); ++r) sum += static_cast<double>(t[r]) * t[r];
-      if (group.landmark_size == 0) continue;
-      double top = 0.0;
-      b.BackSubstitute(yb, yl, &top);
-      const ParameterBlockInfo& pb = s_.parameter_blocks[group.landmark];
-      const double* dl = d + pb.tangent_offset;
-      double damping = 0.0;
-      for (int k = 0; k < group.landmark_size; ++k) {
-        y[pb.tangent_offset + k] = yl[k];
-        const double v = dl[k] * static_cast<double>(yl[k]);
-        damping += v * v;
-      }
-      sum += top - damping;
-    }
-    chunk_sums_[chunk] = sum;
-  });
-  double jy = 0.0;
-  for (double v : chunk_sums_) jy += v;
-  *jy_squared_norm = jy;
+  *jy_squared_norm = back_substitution_.Run(&blocks_, d, y, context_);
   return summary;
 }
 

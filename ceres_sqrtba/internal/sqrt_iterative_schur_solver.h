@@ -21,6 +21,7 @@
 
 #include "ceres/types.h"
 #include "ceres_sqrtba/internal/block_jacobi_preconditioner.h"
+#include "ceres_sqrtba/internal/landmark_back_substitution.h"
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 #include "ceres_sqrtba/internal/linear_solver.h"
 #include "ceres_sqrtba/internal/parallel.h"
@@ -71,12 +72,12 @@ class SqrtIterativeSchurSolver : public LinearSolver {
   Pcg<Scalar> pcg_;
   CameraGram camera_gram_;  // Jc^T Jc of the current (scaled) Jacobian
   bool camera_gram_valid_ = false;
+  LandmarkBackSubstitution<Scalar> back_substitution_;
   std::vector<double> scale_;
   std::vector<double> damping_squared_double_;  // lambda D_p^2
   std::vector<Scalar> damping_squared_;
   std::vector<Scalar> rhs_, solution_;
   std::vector<Scalar> chunk_scratch_;
-  std::vector<double> chunk_sums_;
   int chunk_scratch_stride_ = 0;
   bool marginalized_ = false;
   bool damped_ = false;

@@ -123,7 +123,11 @@ class Minimizer {
     it_.iteration = 0;
     it_.eta = o_.eta;
     if (!EvaluateGradientAndJacobian()) {
-      summary_->message = "Initial residual and Jacobian evaluation failed.";
+      // Ceres' message when the evaluation itself failed; a more precise one
+      // (e.g. single precision that cannot fall back to double) is kept.
+      if (summary_->message == "Residual and Jacobian evaluation failed.") {
+        summary_->message = "Initial residual and Jacobian evaluation failed.";
+      }
       return false;
     }
     summary_->initial_cost = x_cost_ + ctx_.fixed_cost;
@@ -255,9 +259,11 @@ class Minimizer {
     it_.step_solver_time_in_seconds = t1 - t0;
     it_.linear_solver_iterations = ls.num_iterations;
     if (ls.termination == LinearSolverTermination::kFatalError) {
+      // Ceres' message, followed by the linear solver's reason (e.g. a
+      // SuiteSparseQR error) so that the summary alone explains the failure.
       summary_->message =
           "Linear solver failed due to unrecoverable non-numeric causes. "
-          "Please see the error log for clues. ";
+          "Please see the error log for clues. " + ls.message;
       summary_->termination_type = ceres::FAILURE;
       return false;
     }

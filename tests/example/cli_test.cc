@@ -228,6 +228,90 @@ TEST(ExampleCli, PreprocessingAndPlyOutput) {
             std::string::npos);
 }
 
+// Flags gflags itself cannot take: its own one-line "ERROR: ..." message and
+// exit status 1; a positional argument: one error line and exit status 1.
+TEST(ExampleCli, FlagsGflagsRejects) {
+  TempDir dir;
+  struct Case {
+    std::string flags;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"--num_threads=abc",
+       "ERROR: illegal value 'abc' specified for int32 flag 'num_threads'"},
+      {"--no_such_flag=1", "ERROR: unknown command line flag 'no_such_flag'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.flags);
+    const CommandResult result = RunAdjuster(c.flags, dir);
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    const std::vector<std::string> lines = SplitLines(result.err);
+    ASSERT_EQ(lines.size(), 1u) << result.err;
+    EXPECT_EQ(lines[0], c.message);
+  }
+  ExpectOneErrorLine(RunAdjuster("extra_argument", dir),
+                     "unexpected argument 'extra_argument'");
+}
+
+// Valid files the program cannot solve: exit status 1 and the reason.
+TEST(ExampleCli, ProblemsThatCannotBeSolved) {
+  TempDir dir;
+  const std::string valid = testing_util::ReadFile(kData + "/valid_small.txt");
+  std::vector<std::string> lines = SplitLines(valid);
+  auto write = [&](const std::string& name, const std::vector<std::string>& l) {
+    std::string text;
+    for (const std::string& line : l) text += line + "\n";
+    testing_util::WriteFile(dir.Path(name), text);
+    return dir.Path(name);
+  };
+  // valid_small.txt: header, 12 observations (lines 2-13), 27 camera values
+  // (lines 14-40), 15 point coordinates (lines 41-55).
+  ASSERT_EQ(lines.size(), 55u);
+
+  // Every point at the same place: normalization is impossible.
+  std::vector<std::string> same = lines;
+  for (int i = 43; i < 55; ++i) same[i] = lines[40 + (i - 40) % 3];
+  const std::string same_path = write("same_points.txt", same);
+  ExpectOneErrorLine(RunAdjuster("--input='" + same_path + "'", dir),
+                     "same_points.txt: cannot normalize: the median distance "
+                     "of the points to their median is 0");
+
+  // One point far beyond the others: normalized, it leaves the double range.
+  std::vector<std::string> far = lines;
+  far[40] = "1.7e308";
+  const std::string far_path = write("far_point.txt", far);
+  ExpectOneErrorLine(RunAdjuster("--input='" + far_path + "'", dir),
+                     "far_point.txt: cannot normalize: point 0 leaves the "
+                     "range of a double when the scene is centred and scaled "
+                     "by ");
+
+  // A focal length and distortion whose residuals overflow: the solve ends
+  // with FAILURE; the report is printed, then the error line, exit status 1.
+  std::vector<std::string> overflow = lines;
+  overflow[19] = "1e300";  // camera 0: f
+  overflow[21] = "1e300";  // camera 0: k2
+  const std::string overflow_path = write("overflow.txt", overflow);
+  const CommandResult result = RunAdjuster(
+      "--input='" + overflow_path + "' --linear_solver=sqrt_iterative_schur",
+      dir);
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_NE(result.out.find("Solver Summary"), std::string::npos);
+  EXPECT_NE(result.out.find("FAILURE (Initial residual and Jacobian "
+                            "evaluation failed.)"),
+            std::string::npos)
+      << result.out;
+  const std::vector<std::string> err = SplitLines(result.err);
+  ASSERT_FALSE(err.empty());
+  // glog's line from the solver comes first.
+  EXPECT_NE(result.err.find("] Terminating: Initial residual and Jacobian "
+                            "evaluation failed.\n"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(err.back(),
+            "bundle_adjuster: error: solver failed: Initial residual and "
+            "Jacobian evaluation failed.");
+}
+
 }  // namespace
 }  // namespace examples
 }  // namespace ceres_sqrtba

@@ -1,0 +1,577 @@
+// Failure cases of docs/failure_modes.md that bad_input_test.cc,
+// robustness_test.cc and trust_region_minimizer_test.cc do not cover: what
+// the user sees (termination type, message, parameter blocks) in each.
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres_sqrtba/solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace {
+
+using testing::AddReprojectionResiduals;
+using testing::MakeSyntheticBa;
+using testing::SyntheticBa;
+
+Solver::Options SqrtOptions(Precision precision = DOUBLE_PRECISION) {
+  Solver::Options o;
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.precision = precision;
+  o.logging_type = ceres::SILENT;
+  o.max_num_iterations = 10;
+  return o;
+}
+
+struct Fixture {
+  explicit Fixture(unsigned seed = 51) : ba(MakeSyntheticBa(5, 60, 3, seed)), original(ba) {
+    AddReprojectionResiduals(&ba, &problem, nullptr);
+  }
+  bool Untouched() const {
+    return ba.poses == original.poses && ba.points == original.points &&
+           ba.intrinsics == original.intrinsics;
+  }
+  SyntheticBa ba, original;
+  ceres::Problem problem;
+};
+
+// A solve that ended before the first iteration: FAILURE, the message, no
+// iterations, nothing touched.
+void ExpectEarlyFailure(const ceres::Solver::Summary& s, const Fixture& f,
+                        const std::string& message_start) {
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_EQ(s.message.rfind(message_start, 0), 0u) << s.message;
+  EXPECT_TRUE(s.iterations.empty());
+  EXPECT_FALSE(s.IsSolutionUsable());
+  EXPECT_TRUE(f.Untouched());
+}
+
+TEST(FailureModes, InvalidOptionsEndBeforeAnyIteration) {
+  Fixture f;
+  Solver::Options o = SqrtOptions();
+  o.eta = 0.0;
+  ceres::Solver::Summary s;
+  Solve(o, &f.problem, &s);
+  ExpectEarlyFailure(s, f,
+                     "Invalid configuration. Solver::Options::eta = 0. Violated constraint: "
+                     "Solver::Options::eta > 0.0");
+  // Relations between two options name both.
+  o = SqrtOptions();
+  o.min_trust_region_radius = 1e5;
+  Solve(o, &f.problem, &s);
+  ExpectEarlyFailure(s, f,
+                     "Invalid configuration. Solver::Options::min_trust_region_radius = 100000. "
+                     "Violated constraint: Solver::Options::min_trust_region_radius <= "
+                     "Solver::Options::initial_trust_region_radius");
+  // Options the square-root solver does not implement.
+  o = SqrtOptions();
+  o.trust_region_strategy_type = ceres::DOGLEG;
+  Solve(o, &f.problem, &s);
+  ExpectEarlyFailure(s, f, "Invalid configuration. Solver::Options::trust_region_strategy_type = DOGLEG is not supported by SQRT_ITERATIVE_SCHUR: only LEVENBERG_MARQUARDT is implemented.");
+}
+
+// Every option check of SQRT_ITERATIVE_SCHUR with its exact message; IsValid
+// gives the same message as the solve.
+TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
+  struct Case {
+    std::function<void(Solver::Options*)> set;
+    std::string message;
+  };
+  const std::string v = "Invalid configuration. Solver::Options::";
+  const std::string c = ". Violated constraint: Solver::Options::";
+  const std::string u = " is not supported by SQRT_ITERATIVE_SCHUR: ";
+  const std::vector<Case> cases = {
+      {[](Solver::Options* o) { o->max_num_iterations = -1; },
+       v + "max_num_iterations = -1" + c + "max_num_iterations >= 0"},
+      {[](Solver::Options* o) { o->max_solver_time_in_seconds = -1; },
+       v + "max_solver_time_in_seconds = -1" + c + "max_solver_time_in_seconds >= 0.0"},
+      {[](Solver::Options* o) { o->function_tolerance = -1; },
+       v + "function_tolerance = -1" + c + "function_tolerance >= 0.0"},
+      {[](Solver::Options* o) { o->gradient_tolerance = -1; },
+       v + "gradient_tolerance = -1" + c + "gradient_tolerance >= 0.0"},
+      {[](Solver::Options* o) { o->parameter_tolerance = -1; },
+       v + "parameter_tolerance = -1" + c + "parameter_tolerance >= 0.0"},
+      {[](Solver::Options* o) { o->num_threads = 0; }, v + "num_threads = 0" + c + "num_threads >= 1"},
+      {[](Solver::Options* o) { o->initial_trust_region_radius = 0; },
+       v + "initial_trust_region_radius = 0" + c + "initial_trust_region_radius > 0.0"},
+      {[](Solver::Options* o) { o->min_trust_region_radius = 0; },
+       v + "min_trust_region_radius = 0" + c + "min_trust_region_radius > 0.0"},
+      {[](Solver::Options* o) { o->max_trust_region_radius = 0; },
+       v + "max_trust_region_radius = 0" + c + "max_trust_region_radius > 0.0"},
+      {[](Solver::Options* o) { o->max_trust_region_radius = 1e-40; },
+       v + "min_trust_region_radius = 1e-32" + c +
+           "min_trust_region_radius <= Solver::Options::max_trust_region_radius"},
+      {[](Solver::Options* o) { o->initial_trust_region_radius = 1e-40; },
+       v + "min_trust_region_radius = 1e-32" + c +
+           "min_trust_region_radius <= Solver::Options::initial_trust_region_radius"},
+      {[](Solver::Options* o) { o->initial_trust_region_radius = 1e20; },
+       v + "initial_trust_region_radius = 1e+20" + c +
+           "initial_trust_region_radius <= Solver::Options::max_trust_region_radius"},
+      {[](Solver::Options* o) { o->min_relative_decrease = -1; },
+       v + "min_relative_decrease = -1" + c + "min_relative_decrease >= 0.0"},
+      {[](Solver::Options* o) { o->min_lm_diagonal = 0; },
+       v + "min_lm_diagonal = 0" + c + "min_lm_diagonal > 0.0"},
+      {[](Solver::Options* o) { o->max_lm_diagonal = 0; },
+       v + "max_lm_diagonal = 0" + c + "max_lm_diagonal > 0.0"},
+      {[](Solver::Options* o) { o->max_lm_diagonal = 1e-7; },
+       v + "min_lm_diagonal = 1e-06" + c +
+           "min_lm_diagonal <= Solver::Options::max_lm_diagonal"},
+      {[](Solver::Options* o) { o->max_num_consecutive_invalid_steps = -1; },
+       v + "max_num_consecutive_invalid_steps = -1" + c + "max_num_consecutive_invalid_steps >= 0"},
+      {[](Solver::Options* o) { o->eta = 0; }, v + "eta = 0" + c + "eta > 0.0"},
+      {[](Solver::Options* o) { o->min_linear_solver_iterations = -1; },
+       v + "min_linear_solver_iterations = -1" + c + "min_linear_solver_iterations >= 0"},
+      {[](Solver::Options* o) { o->max_linear_solver_iterations = 0; },
+       v + "max_linear_solver_iterations = 0" + c + "max_linear_solver_iterations >= 1"},
+      {[](Solver::Options* o) { o->min_linear_solver_iterations = 600; },
+       v + "min_linear_solver_iterations = 600" + c +
+           "min_linear_solver_iterations <= Solver::Options::max_linear_solver_iterations"},
+      {[](Solver::Options* o) { o->memory_limit_in_bytes = -1; },
+       v + "memory_limit_in_bytes = -1" + c + "memory_limit_in_bytes >= 0"},
+      {[](Solver::Options* o) {
+         o->use_nonmonotonic_steps = true;
+         o->max_consecutive_nonmonotonic_steps = 0;
+       },
+       v + "max_consecutive_nonmonotonic_steps = 0" + c + "max_consecutive_nonmonotonic_steps > 0"},
+      {[](Solver::Options* o) { o->minimizer_type = ceres::LINE_SEARCH; },
+       v + "minimizer_type = LINE_SEARCH" + u + "the square-root solver is a trust-region solver."},
+      {[](Solver::Options* o) { o->trust_region_strategy_type = ceres::DOGLEG; },
+       v + "trust_region_strategy_type = DOGLEG" + u + "only LEVENBERG_MARQUARDT is implemented."},
+      {[](Solver::Options* o) { o->preconditioner_type = ceres::CLUSTER_JACOBI; },
+       v + "preconditioner_type = CLUSTER_JACOBI" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
+      {[](Solver::Options* o) { o->preconditioner_type = ceres::CLUSTER_TRIDIAGONAL; },
+       v + "preconditioner_type = CLUSTER_TRIDIAGONAL" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
+      {[](Solver::Options* o) { o->preconditioner_type = ceres::SUBSET; },
+       v + "preconditioner_type = SUBSET" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
+      {[](Solver::Options* o) { o->use_inner_iterations = true; },
+       v + "use_inner_iterations = true" + u + "inner iterations are not implemented."},
+      {[](Solver::Options* o) { o->check_gradients = true; },
+       v + "check_gradients = true" + u +
+           "check gradients with ceres::Solve (or ceres::GradientChecker) first."},
+      {[](Solver::Options* o) { o->trust_region_minimizer_iterations_to_dump = {1}; },
+       v + "trust_region_minimizer_iterations_to_dump = non-empty" + u +
+           "the square-root solver has no sparse Jacobian to dump."},
+      {[](Solver::Options* o) { o->callbacks.push_back(nullptr); },
+       v + "callbacks[0] is null."},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.message);
+    Fixture f;
+    Solver::Options o = SqrtOptions();
+    k.set(&o);
+    std::string error;
+    EXPECT_FALSE(o.IsValid(&error));
+    EXPECT_EQ(error, k.message);
+    ceres::Solver::Summary s;
+    Solve(o, &f.problem, &s);
+    EXPECT_EQ(s.message, k.message);
+    ExpectEarlyFailure(s, f, k.message);
+  }
+}
+
+TEST(FailureModes, NullProblemInBothModes) {
+  ceres::Solver::Summary s;
+  Solver::Options o = SqrtOptions();
+  Solve(o, nullptr, &s);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_EQ(s.message, "ceres_sqrtba::Solve was called with a null problem.");
+  o.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+  ceres::Solver::Summary pass_through;
+  Solve(o, nullptr, &pass_through);
+  EXPECT_EQ(pass_through.termination_type, ceres::FAILURE);
+  EXPECT_EQ(pass_through.message, "ceres_sqrtba::Solve was called with a null problem.");
+}
+
+TEST(FailureModes, BoundOnAConstantBlockIsIgnored) {
+  Fixture f;
+  f.problem.SetParameterBlockConstant(f.ba.intrinsics[0].data());
+  f.problem.SetParameterLowerBound(f.ba.intrinsics[0].data(), 0, 0.0);
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &f.problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_EQ(f.ba.intrinsics[0], f.original.intrinsics[0]);
+}
+
+TEST(FailureModes, BoundOnAVariableBlockNamesBlockAndComponent) {
+  Fixture f;
+  f.problem.SetParameterUpperBound(f.ba.poses[1].data(), 2, 10.0);
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &f.problem, &s);
+  ExpectEarlyFailure(s, f, "Parameter block ");
+  EXPECT_NE(s.message.find(") has a bound on its component 2; the square-root solver does not "
+                           "support bounds constraints (use a Ceres linear solver for bounded "
+                           "problems)."),
+            std::string::npos)
+      << s.message;
+}
+
+struct Between {
+  template <typename T>
+  bool operator()(const T* a, const T* b, T* r) const {
+    for (int k = 0; k < 3; ++k) r[k] = a[k] - b[k];
+    return true;
+  }
+};
+
+TEST(FailureModes, TwoLandmarkResidualIsOnlyAnErrorWithAUserOrdering) {
+  // Without an ordering, two points joined by a residual are never both
+  // eliminated: the solve runs.
+  Fixture f;
+  f.problem.AddResidualBlock(new ceres::AutoDiffCostFunction<Between, 3, 3, 3>(new Between),
+                             nullptr, f.ba.points[0].data(), f.ba.points[1].data());
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &f.problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  // With every point in group 0 the same residual is refused.
+  Fixture g;
+  g.problem.AddResidualBlock(new ceres::AutoDiffCostFunction<Between, 3, 3, 3>(new Between),
+                             nullptr, g.ba.points[0].data(), g.ba.points[1].data());
+  Solver::Options o = SqrtOptions();
+  auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+  for (auto& p : g.ba.points) ordering->AddElementToGroup(p.data(), 0);
+  for (auto& p : g.ba.poses) ordering->AddElementToGroup(p.data(), 1);
+  for (auto& p : g.ba.intrinsics) ordering->AddElementToGroup(p.data(), 1);
+  o.linear_solver_ordering = ordering;
+  Solve(o, &g.problem, &s);
+  ExpectEarlyFailure(s, g, "Residual block ");
+  EXPECT_NE(s.message.find(" touches two landmarks (parameter blocks "), std::string::npos);
+  EXPECT_NE(s.message.find(" of elimination group 0); the square-root solver needs every residual "
+                           "block to depend on at most one landmark."),
+            std::string::npos)
+      << s.message;
+}
+
+TEST(FailureModes, OrderingWithABlockNotInTheProblem) {
+  Fixture f;
+  std::vector<double> stranger(3, 0.0);
+  Solver::Options o = SqrtOptions();
+  auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+  // As many blocks as the problem has, but one of them is not in it.
+  for (size_t i = 1; i < f.ba.points.size(); ++i) ordering->AddElementToGroup(f.ba.points[i].data(), 0);
+  ordering->AddElementToGroup(stranger.data(), 0);
+  for (auto& p : f.ba.poses) ordering->AddElementToGroup(p.data(), 1);
+  for (auto& p : f.ba.intrinsics) ordering->AddElementToGroup(p.data(), 1);
+  o.linear_solver_ordering = ordering;
+  ceres::Solver::Summary s;
+  Solve(o, &f.problem, &s);
+  ExpectEarlyFailure(s, f, "Solver::Options::linear_solver_ordering contains a parameter block (");
+  EXPECT_NE(s.message.find(") that is not in the problem."), std::string::npos) << s.message;
+}
+
+TEST(FailureModes, OrderingWithOneGroupMeansAutomatic) {
+  Fixture f;
+  Solver::Options o = SqrtOptions();
+  auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+  for (auto& p : f.ba.poses) ordering->AddElementToGroup(p.data(), 0);  // incomplete, one group
+  o.linear_solver_ordering = ordering;
+  ceres::Solver::Summary s;
+  Solve(o, &f.problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  ASSERT_EQ(s.linear_solver_ordering_used.size(), 2u);
+  EXPECT_EQ(s.linear_solver_ordering_used[0], 60);  // the points, found automatically
+}
+
+TEST(FailureModes, ProblemWithoutVariableBlocksHasNoLandmarks) {
+  const std::string message =
+      "The problem has no landmarks: no variable parameter block can be eliminated (elimination "
+      "group 0 is empty or constant). The square-root solver needs a bundle-adjustment-shaped "
+      "problem.";
+  {
+    ceres::Problem empty;
+    ceres::Solver::Summary s;
+    Solve(SqrtOptions(), &empty, &s);
+    EXPECT_EQ(s.termination_type, ceres::FAILURE);
+    EXPECT_EQ(s.message, message);
+  }
+  {
+    // Everything constant: Ceres converges at once; the square-root solver
+    // has nothing to eliminate and fails.
+    Fixture f;
+    for (auto* set : {&f.ba.poses, &f.ba.points, &f.ba.intrinsics}) {
+      for (auto& b : *set) f.problem.SetParameterBlockConstant(b.data());
+    }
+    ceres::Solver::Summary s;
+    Solve(SqrtOptions(), &f.problem, &s);
+    ExpectEarlyFailure(s, f, message);
+    Solver::Options ceres_options = SqrtOptions();
+    ceres_options.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+    Solve(ceres_options, &f.problem, &s);
+    EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << s.message;
+  }
+}
+
+// A reprojection error that fails in a chosen way (see Mode).
+struct Faulty {
+  enum Mode {
+    kJacobianNanWhenMoved,  // finite residuals, NaN Jacobian once point[0] != start
+    kNoJacobian,         // never writes its Jacobian
+  };
+  Faulty(double u, double v, Mode mode, double start) : e(u, v), mode(mode), start(start) {}
+  bool Evaluate(double const* const* x, double* r, double** jacobians, int num_blocks) const {
+    e(x[0], x[1], x[2], r);
+    if (jacobians == nullptr) return true;
+    if (mode == kNoJacobian) return true;
+    // Finite differences are enough here: only finiteness matters.
+    const int sizes[3] = {6, 3, 3};
+    for (int b = 0; b < num_blocks; ++b) {
+      if (jacobians[b] == nullptr) continue;
+      std::vector<double> moved(x[b], x[b] + sizes[b]);
+      for (int k = 0; k < sizes[b]; ++k) {
+        const double h = 1e-6 * (1.0 + std::abs(moved[k]));
+        moved[k] += h;
+        const double* args[3] = {x[0], x[1], x[2]};
+        args[b] = moved.data();
+        double rh[2];
+        e(args[0], args[1], args[2], rh);
+        moved[k] -= h;
+        for (int i = 0; i < 2; ++i) jacobians[b][i * sizes[b] + k] = (rh[i] - r[i]) / h;
+      }
+    }
+    if (x[2][0] != start) jacobians[2][0] = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  testing::ReprojectionError e;
+  Mode mode;
+  double start;
+};
+
+class FaultyCost : public ceres::SizedCostFunction<2, 6, 3, 3> {
+ public:
+  explicit FaultyCost(Faulty f) : f_(f) {}
+  bool Evaluate(double const* const* x, double* r, double** j) const override {
+    return f_.Evaluate(x, r, j, 3);
+  }
+
+ private:
+  Faulty f_;
+};
+
+TEST(FailureModes, CostFunctionThatLeavesItsJacobianUnwritten) {
+  SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 52);
+  const SyntheticBa original = ba;
+  ceres::Problem problem;
+  for (const auto& o : ba.observations) {
+    problem.AddResidualBlock(new FaultyCost(Faulty(o.u, o.v, Faulty::kNoJacobian, 0.0)), nullptr,
+                             ba.poses[o.camera].data(), ba.intrinsics[o.camera].data(),
+                             ba.points[o.point].data());
+  }
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &problem, &s);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_EQ(s.message, "Initial residual and Jacobian evaluation failed.");
+  EXPECT_TRUE(s.iterations.empty());
+  EXPECT_EQ(ba.points, original.points);
+}
+
+TEST(FailureModes, FailuresAreLoggedUnlessSilent) {
+  Fixture f;
+  Solver::Options o = SqrtOptions();
+  o.logging_type = ceres::PER_MINIMIZER_ITERATION;
+  o.eta = 0.0;
+  ceres::Solver::Summary s;
+  ::testing::internal::CaptureStderr();
+  Solve(o, &f.problem, &s);
+  const std::string logged = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(logged.find("] Terminating: Invalid configuration. Solver::Options::eta = 0."),
+            std::string::npos)
+      << logged;
+  o.logging_type = ceres::SILENT;
+  ::testing::internal::CaptureStderr();
+  Solve(o, &f.problem, &s);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(FailureModes, JacobianFailingAtAnAcceptedPointEndsTheSolve) {
+  // The cost evaluates everywhere, but the Jacobian is NaN once a point has
+  // moved: the first step is accepted (its cost is fine), then the Jacobian
+  // evaluation at the new point fails. As in Ceres: FAILURE, and the
+  // parameter blocks keep their initial values.
+  SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 53);
+  const SyntheticBa original = ba;
+  ceres::Problem problem;
+  for (const auto& o : ba.observations) {
+    // Every residual's Jacobian is NaN once its point has moved in x.
+    const double start = ba.points[o.point][0];
+    problem.AddResidualBlock(
+        new FaultyCost(Faulty(o.u, o.v, Faulty::kJacobianNanWhenMoved, start)), nullptr,
+        ba.poses[o.camera].data(), ba.intrinsics[o.camera].data(), ba.points[o.point].data());
+  }
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &problem, &s);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE) << s.message;
+  EXPECT_EQ(s.message, "Residual and Jacobian evaluation failed.");
+  EXPECT_FALSE(s.IsSolutionUsable());
+  EXPECT_EQ(s.iterations.size(), 1u);  // the failed iteration is not listed
+  EXPECT_EQ(ba.points, original.points);
+  EXPECT_EQ(ba.poses, original.poses);
+
+  // Ceres does the same.
+  SyntheticBa ceres_ba = original;
+  ceres::Problem ceres_problem;
+  for (const auto& o : ceres_ba.observations) {
+    const double start = ceres_ba.points[o.point][0];
+    ceres_problem.AddResidualBlock(
+        new FaultyCost(Faulty(o.u, o.v, Faulty::kJacobianNanWhenMoved, start)), nullptr,
+        ceres_ba.poses[o.camera].data(), ceres_ba.intrinsics[o.camera].data(),
+        ceres_ba.points[o.point].data());
+  }
+  ceres::Solver::Options co;
+  co.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  co.preconditioner_type = ceres::SCHUR_JACOBI;
+  co.logging_type = ceres::SILENT;
+  ceres::Solver::Summary cs;
+  ceres::Solve(co, &ceres_problem, &cs);
+  EXPECT_EQ(cs.termination_type, ceres::FAILURE) << cs.message;
+  EXPECT_EQ(cs.message, "Residual and Jacobian evaluation failed.");
+  EXPECT_EQ(ceres_ba.points, original.points);
+}
+
+struct FailingPrior {
+  template <typename T>
+  bool operator()(const T* x, T* r) const {
+    r[0] = x[0];
+    return false;
+  }
+};
+
+TEST(FailureModes, ConstantResidualBlockThatFails) {
+  Fixture f;
+  std::vector<double> fixed = {1.0};
+  f.problem.AddResidualBlock(new ceres::AutoDiffCostFunction<FailingPrior, 1, 1>(new FailingPrior),
+                             nullptr, fixed.data());
+  f.problem.SetParameterBlockConstant(fixed.data());
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &f.problem, &s);
+  ExpectEarlyFailure(s, f,
+                     "A residual block whose parameter blocks are all constant failed to evaluate.");
+}
+
+struct Scaled {
+  Scaled(double u, double v) : e(u, v) {}
+  template <typename T>
+  bool operator()(const T* pose, const T* intr, const T* point, T* r) const {
+    e(pose, intr, point, r);
+    r[0] *= T(1e19);
+    r[1] *= T(1e19);
+    return true;
+  }
+  testing::ReprojectionError e;
+};
+
+// Bytes of landmark blocks the solve needs in a precision, from the message
+// of a solve with a 1-byte memory limit.
+int64_t LandmarkBlockBytes(const SyntheticBa& ba, Precision precision) {
+  SyntheticBa copy = ba;
+  ceres::Problem problem;
+  AddReprojectionResiduals(&copy, &problem, nullptr);
+  Solver::Options o = SqrtOptions(precision);
+  o.memory_limit_in_bytes = 1;
+  ceres::Solver::Summary s;
+  Solve(o, &problem, &s);
+  const size_t open = s.message.find(" MiB (");
+  EXPECT_EQ(s.message.rfind("The landmark blocks need ", 0), 0u) << s.message;
+  if (open == std::string::npos) return 0;
+  return std::strtoll(s.message.c_str() + open + 6, nullptr, 10);
+}
+
+TEST(FailureModes, SinglePrecisionOverflowWithoutMemoryForDouble) {
+  const SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 37);
+  const int64_t single_bytes = LandmarkBlockBytes(ba, SINGLE_PRECISION);
+  const int64_t double_bytes = LandmarkBlockBytes(ba, DOUBLE_PRECISION);
+  ASSERT_GT(single_bytes, 0);
+  ASSERT_GT(double_bytes, single_bytes);
+
+  // Residuals around 1e20: single precision cannot take them; the double
+  // precision fallback does not fit in the memory limit.
+  SyntheticBa copy = ba;
+  const SyntheticBa original = ba;
+  ceres::Problem problem;
+  for (const auto& o : copy.observations) {
+    problem.AddResidualBlock(
+        new ceres::AutoDiffCostFunction<Scaled, 2, 6, 3, 3>(new Scaled(o.u, o.v)), nullptr,
+        copy.poses[o.camera].data(), copy.intrinsics[o.camera].data(),
+        copy.points[o.point].data());
+  }
+  Solver::Options o = SqrtOptions(SINGLE_PRECISION);
+  o.memory_limit_in_bytes = single_bytes;
+  ceres::Solver::Summary s;
+  Solve(o, &problem, &s);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_FALSE(s.IsSolutionUsable());
+  EXPECT_EQ(copy.points, original.points);
+  EXPECT_EQ(copy.poses, original.poses);
+  // Both reasons: why single precision failed and why double does not fit.
+  EXPECT_NE(s.message.find("Single precision cannot solve this problem"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("Double precision would need"), std::string::npos) << s.message;
+
+  // With room for double precision the same solve continues in double and
+  // says so at the end of the message.
+  SyntheticBa again = ba;
+  ceres::Problem problem2;
+  for (const auto& ob : again.observations) {
+    problem2.AddResidualBlock(
+        new ceres::AutoDiffCostFunction<Scaled, 2, 6, 3, 3>(new Scaled(ob.u, ob.v)), nullptr,
+        again.poses[ob.camera].data(), again.intrinsics[ob.camera].data(),
+        again.points[ob.point].data());
+  }
+  o.memory_limit_in_bytes = double_bytes;
+  Solve(o, &problem2, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  const std::string note =
+      " [Single precision: the Jacobian or the residuals exceed its range at iteration 0; "
+      "continued in double precision.]";
+  ASSERT_GE(s.message.size(), note.size());
+  EXPECT_EQ(s.message.substr(s.message.size() - note.size()), note) << s.message;
+}
+
+TEST(FailureModes, LandmarkAtInfinity) {
+  for (Precision precision : {DOUBLE_PRECISION, SINGLE_PRECISION}) {
+    Fixture f;
+    f.ba.points[2][2] = std::numeric_limits<double>::infinity();
+    f.original.points[2][2] = f.ba.points[2][2];
+    ceres::Solver::Summary s;
+    Solve(SqrtOptions(precision), &f.problem, &s);
+    EXPECT_EQ(s.termination_type, ceres::FAILURE);
+    EXPECT_EQ(s.message, "Initial residual and Jacobian evaluation failed.");
+    EXPECT_TRUE(f.Untouched());
+  }
+}
+
+TEST(FailureModes, BlockWithoutResidualsKeepsItsValues) {
+  Fixture f;
+  std::vector<double> lonely = {0.1, 0.2, 0.3, 1.0, 2.0, 3.0};
+  f.problem.AddParameterBlock(lonely.data(), 6);
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &f.problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_LT(s.final_cost, s.initial_cost);
+  EXPECT_EQ(lonely, (std::vector<double>{0.1, 0.2, 0.3, 1.0, 2.0, 3.0}));
+  EXPECT_EQ(s.num_parameter_blocks_reduced, s.num_parameter_blocks - 1);
+}
+
+TEST(FailureModes, ZeroResidualsConvergeByTheGradientTolerance) {
+  SyntheticBa ba = MakeSyntheticBa(4, 30, 3, 54, 0.0);
+  for (auto& o : ba.observations) {
+    double r[2];
+    testing::ReprojectionError(0, 0)(ba.poses[o.camera].data(), ba.intrinsics[o.camera].data(),
+                                     ba.points[o.point].data(), r);
+    o.u = r[0];
+    o.v = r[1];
+  }
+  ceres::Problem problem;
+  AddReprojectionResiduals(&ba, &problem, nullptr);
+  ceres::Solver::Summary s;
+  Solve(SqrtOptions(), &problem, &s);
+  EXPECT_EQ(s.termination_type, ceres::CONVERGENCE);
+  EXPECT_EQ(s.message.rfind("Gradient tolerance reached. Gradient max norm: ", 0), 0u) << s.message;
+  EXPECT_EQ(s.iterations.size(), 1u);
+}
+
+}  // namespace
+}  // namespace ceres_sqrtba

@@ -1,0 +1,308 @@
+#include "fuzz_entry_points.h"
+
+#include <bzlib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "bal_problem.h"
+#include "bal_random.h"
+#include "build_problem.h"
+#include "ceres_sqrtba/solver.h"
+
+namespace ceres_sqrtba {
+namespace fuzz {
+namespace {
+
+using examples::BalProblem;
+using examples::BalReadOptions;
+
+// A violated invariant: say which, and crash.
+[[noreturn]] void Violated(const std::string& what) {
+  std::fprintf(stderr, "fuzz invariant violated: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+void Check(bool condition, const std::string& what) {
+  if (!condition) Violated(what);
+}
+
+bool AllFinite(const std::vector<double>& values) {
+  for (double v : values) {
+    if (!std::isfinite(v)) return false;
+  }
+  return true;
+}
+
+bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+bool Read(const uint8_t* data, size_t size, bool use_quaternions,
+          BalProblem* problem, std::string* error) {
+  BalReadOptions options;
+  options.use_quaternions = use_quaternions;
+  options.memory_limit_in_bytes = kReaderMemoryLimit;
+  return BalProblem::ReadFromMemory(kInputName, data, size, options, problem,
+                                    error);
+}
+
+ReadOutcome Describe(bool ok, const std::string& error,
+                     const BalProblem& problem) {
+  ReadOutcome outcome;
+  outcome.ok = ok;
+  if (!ok) outcome.error = error;
+  outcome.num_cameras = problem.num_cameras();
+  outcome.num_points = problem.num_points();
+  outcome.num_observations = problem.num_observations();
+  return outcome;
+}
+
+// bzip2 data of the bytes (level 1: the smallest blocks, fastest).
+std::string Compress(const uint8_t* data, size_t size) {
+  static const uint8_t kNothing = 0;
+  if (size == 0) data = &kNothing;  // libbz2 refuses a null source
+  unsigned int capacity = static_cast<unsigned int>(size + size / 100 + 600);
+  std::string out(capacity, '\0');
+  const int status = BZ2_bzBuffToBuffCompress(
+      &out[0], &capacity,
+      const_cast<char*>(reinterpret_cast<const char*>(data)),
+      static_cast<unsigned int>(size), 1, 0, 0);
+  Check(status == BZ_OK, "BZ2_bzBuffToBuffCompress failed: " + std::to_string(status));
+  out.resize(capacity);
+  return out;
+}
+
+void CheckSameOutcome(const char* how, bool ok, const std::string& error,
+                      const BalProblem& problem, bool other_ok,
+                      const std::string& other_error, const BalProblem& other) {
+  const std::string prefix = std::string("plain text and ") + how + ": ";
+  Check(ok == other_ok, prefix + "one read succeeded, the other did not (" +
+                            error + " | " + other_error + ")");
+  if (!ok) {
+    Check(error == other_error,
+          prefix + "different messages: '" + error + "' vs '" + other_error + "'");
+    return;
+  }
+  Check(problem.num_cameras() == other.num_cameras() &&
+            problem.num_points() == other.num_points() &&
+            problem.camera_index() == other.camera_index() &&
+            problem.point_index() == other.point_index() &&
+            SameBits(problem.observations(), other.observations()) &&
+            SameBits(problem.parameters(), other.parameters()),
+        prefix + "different problems");
+}
+
+void CheckProblem(const BalProblem& p, int camera_size) {
+  Check(p.num_cameras() > 0 && p.num_points() > 0 && p.num_observations() > 0,
+        "a problem read without error has an empty count");
+  Check(p.camera_block_size() == camera_size, "camera block size");
+  Check(p.parameters().size() ==
+            static_cast<size_t>(camera_size) * p.num_cameras() +
+                3 * static_cast<size_t>(p.num_points()),
+        "parameter count does not match the counts");
+  Check(p.camera_index().size() == static_cast<size_t>(p.num_observations()) &&
+            p.point_index().size() == static_cast<size_t>(p.num_observations()) &&
+            p.observations().size() == 2 * static_cast<size_t>(p.num_observations()),
+        "observation arrays of different lengths");
+  for (int i = 0; i < p.num_observations(); ++i) {
+    Check(p.camera_index()[i] >= 0 && p.camera_index()[i] < p.num_cameras(),
+          "camera index out of range");
+    Check(p.point_index()[i] >= 0 && p.point_index()[i] < p.num_points(),
+          "point index out of range");
+  }
+  Check(AllFinite(p.observations()) && AllFinite(p.parameters()),
+        "non-finite value in a problem read without error");
+}
+
+}  // namespace
+
+ReadOutcome FuzzBalReader(const uint8_t* data, size_t size) {
+  BalProblem problem;
+  std::string error;
+  const bool ok = Read(data, size, false, &problem, &error);
+  if (!ok) {
+    const std::string prefix = std::string(kInputName) + ":";
+    Check(error.compare(0, prefix.size(), prefix) == 0,
+          "message does not start with the input's name: " + error);
+    Check(error.find('\n') == std::string::npos, "message of more than one line: " + error);
+    Check(problem.num_cameras() == 0 && problem.num_points() == 0 &&
+              problem.num_observations() == 0 && problem.parameters().empty(),
+          "a failed read left data behind");
+  } else {
+    CheckProblem(problem, 9);
+    BalProblem quaternions;
+    std::string quaternion_error;
+    Check(Read(data, size, true, &quaternions, &quaternion_error),
+          "read with use_quaternions failed: " + quaternion_error);
+    CheckProblem(quaternions, 10);
+    Check(quaternions.camera_index() == problem.camera_index() &&
+              SameBits(quaternions.observations(), problem.observations()),
+          "use_quaternions changed the observations");
+  }
+
+  // Plain text must read the same through the bzip2 decompressor.
+  const bool is_bzip2 = size >= 3 && std::memcmp(data, "BZh", 3) == 0;
+  if (!is_bzip2) {
+    const std::string one = Compress(data, size);
+    BalProblem from_one;
+    std::string one_error;
+    const bool one_ok = Read(reinterpret_cast<const uint8_t*>(one.data()),
+                             one.size(), false, &from_one, &one_error);
+    CheckSameOutcome("one bzip2 stream", ok, error, problem, one_ok, one_error,
+                     from_one);
+
+    const size_t half = size / 2;
+    const std::string two =
+        Compress(data, half) + Compress(data + half, size - half);
+    BalProblem from_two;
+    std::string two_error;
+    const bool two_ok = Read(reinterpret_cast<const uint8_t*>(two.data()),
+                             two.size(), false, &from_two, &two_error);
+    CheckSameOutcome("two bzip2 streams", ok, error, problem, two_ok,
+                     two_error, from_two);
+  }
+  return Describe(ok, error, problem);
+}
+
+namespace {
+
+struct Variant {
+  const char* name;
+  Precision precision;
+  bool quaternions;    // 10-value cameras, with manifolds
+  bool robustify;      // Huber loss
+  bool user_ordering;  // points in group 0, cameras in group 1
+  bool perturb_and_preprocess;
+  int num_threads;
+};
+
+// Solves a copy of `read` as bundle_adjuster would; `bal` receives the
+// problem as solved (for comparisons between variants).
+SolveRun SolveVariant(const BalProblem& read, const Variant& v, BalProblem* bal) {
+  SolveRun run;
+  run.variant = v.name;
+  run.stage = "normalize";
+  const std::vector<double> cameras(read.parameters().begin(),
+                                    read.parameters().begin() + 9 * static_cast<size_t>(read.num_cameras()));
+  const std::vector<double> points(read.parameters().begin() + cameras.size(),
+                                   read.parameters().end());
+  *bal = BalProblem::FromArrays(read.num_cameras(), read.num_points(),
+                                read.camera_index(), read.point_index(),
+                                read.observations(), cameras, points,
+                                v.quaternions);
+  if (!bal->Normalize(&run.error)) return run;
+  Check(AllFinite(bal->parameters()), std::string(v.name) +
+                                          ": Normalize succeeded with a non-finite parameter");
+  if (v.perturb_and_preprocess) {
+    run.stage = "preprocess";
+    examples::BalRandom random(38401);
+    bal->Perturb(0.01, 0.1, 0.5, &random);
+    bal->DropObservationsBelowDepth(0.1);
+    bal->DropPointsWithFewObservations(2);
+    if (bal->num_observations() == 0) {
+      run.error = "preprocessing removed every observation";
+      return run;
+    }
+    CheckProblem(*bal, v.quaternions ? 10 : 9);
+  }
+
+  run.stage = "build";
+  ceres::Problem problem;
+  examples::BuildOptions build;
+  build.robustify = v.robustify;
+  build.use_manifolds = v.quaternions;
+  if (!examples::BuildProblem(build, bal, &problem, &run.error)) return run;
+
+  run.stage = "solve";
+  Solver::Options options;
+  options.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  options.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  options.preconditioner_type = ceres::SCHUR_JACOBI;
+  options.precision = v.precision;
+  options.max_num_iterations = 2;
+  options.num_threads = v.num_threads;
+  options.logging_type = ceres::SILENT;
+  options.minimizer_progress_to_stdout = false;
+  options.memory_limit_in_bytes = int64_t{256} << 20;
+  // As bundle_adjuster: run to the iteration limit.
+  options.gradient_tolerance = 1e-16;
+  options.function_tolerance = 1e-16;
+  if (v.user_ordering) options.linear_solver_ordering = examples::PointsFirstOrdering(bal, problem);
+  std::string error;
+  Check(options.IsValid(&error), "the fuzzer's options are invalid: " + error);
+
+  const std::vector<double> before = bal->parameters();
+  ceres::Solver::Summary summary;
+  Solve(options, &problem, &summary);
+  run.termination = summary.termination_type;
+  run.message = summary.message;
+  run.num_iterations = static_cast<int>(summary.iterations.size());
+  run.initial_cost = summary.initial_cost;
+  run.final_cost = summary.final_cost;
+
+  const std::string where = std::string(v.name) + ": " + summary.message + ": ";
+  Check(summary.termination_type == ceres::CONVERGENCE ||
+            summary.termination_type == ceres::NO_CONVERGENCE ||
+            summary.termination_type == ceres::FAILURE,
+        where + "unexpected termination type " +
+            ceres::TerminationTypeToString(summary.termination_type));
+  Check(!summary.message.empty(), where + "empty message");
+  Check(summary.iterations.size() <= 3u, where + "more iterations than allowed");
+  if (summary.IsSolutionUsable()) {
+    Check(std::isfinite(summary.initial_cost) && std::isfinite(summary.final_cost),
+          where + "non-finite cost in a usable solution");
+    Check(summary.final_cost <= summary.initial_cost, where + "final cost above the initial cost");
+    Check(AllFinite(bal->parameters()), where + "non-finite parameter in a usable solution");
+  } else {
+    Check(SameBits(before, bal->parameters()), where + "a failed solve changed the parameters");
+  }
+  return run;
+}
+
+}  // namespace
+
+SolveOutcome FuzzSolve(const uint8_t* data, size_t size) {
+  SolveOutcome outcome;
+  BalProblem read;
+  std::string error;
+  const bool ok = Read(data, size, false, &read, &error);
+  outcome.read = Describe(ok, error, read);
+  if (!ok) return outcome;
+  if (read.num_observations() > kMaxSolveObservations ||
+      read.num_cameras() > kMaxSolveCameras || read.num_points() > kMaxSolvePoints) {
+    outcome.too_large = true;
+    return outcome;
+  }
+
+  const Variant kDouble = {"double", DOUBLE_PRECISION, false, false, false, false, 1};
+  const Variant kSingle = {"single", SINGLE_PRECISION, false, false, false, false, 1};
+  const Variant kSingleHuber = {"single-quaternions-huber", SINGLE_PRECISION, true, true,
+                                true, true, 2};
+  const Variant kDouble2 = {"double-2threads", DOUBLE_PRECISION, false, false, false, false, 2};
+
+  BalProblem solved_double, solved_single, solved_single_huber, solved_double2;
+  outcome.runs.push_back(SolveVariant(read, kDouble, &solved_double));
+  outcome.runs.push_back(SolveVariant(read, kSingle, &solved_single));
+  outcome.runs.push_back(SolveVariant(read, kSingleHuber, &solved_single_huber));
+  outcome.runs.push_back(SolveVariant(read, kDouble2, &solved_double2));
+
+  // Results do not depend on the number of threads, to the last bit.
+  const SolveRun& a = outcome.runs[0];
+  const SolveRun& b = outcome.runs[3];
+  Check(a.stage == b.stage && a.error == b.error && a.termination == b.termination &&
+            a.message == b.message && a.num_iterations == b.num_iterations &&
+            std::memcmp(&a.initial_cost, &b.initial_cost, sizeof(double)) == 0 &&
+            std::memcmp(&a.final_cost, &b.final_cost, sizeof(double)) == 0 &&
+            SameBits(solved_double.parameters(), solved_double2.parameters()),
+        "1 and 2 threads gave different results: '" + a.message + "' vs '" + b.message + "'");
+  return outcome;
+}
+
+}  // namespace fuzz
+}  // namespace ceres_sqrtba

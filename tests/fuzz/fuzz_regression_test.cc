@@ -1,0 +1,162 @@
+// Replays the fuzzers' seed corpus and every input a fuzzer once failed on
+// (tests/fuzz/regressions) through the fuzzers' own entry points, with any
+// compiler. An entry point aborts when an invariant is violated; the tests
+// below also assert the clear outcome each regression input must have.
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ceres/ceres.h"
+#include "fuzz_entry_points.h"
+#include "gtest/gtest.h"
+
+namespace ceres_sqrtba {
+namespace fuzz {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  EXPECT_TRUE(in.good() || in.eof()) << path;
+  return contents.str();
+}
+
+// Regular files of a folder, sorted, without README files.
+std::vector<std::string> FilesIn(const std::string& dir) {
+  std::vector<std::string> files;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return files;
+  while (dirent* entry = readdir(d)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == ".." || name.rfind("README", 0) == 0) continue;
+    files.push_back(dir + "/" + name);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<std::string> SeedFiles() {
+  std::vector<std::string> files;
+  std::stringstream dirs(FUZZ_SEED_DIRS);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const std::vector<std::string> in_dir = FilesIn(dir);
+    EXPECT_FALSE(in_dir.empty()) << "no seed files in " << dir;
+    files.insert(files.end(), in_dir.begin(), in_dir.end());
+  }
+  return files;
+}
+
+const uint8_t* Bytes(const std::string& s) {
+  return reinterpret_cast<const uint8_t*>(s.data());
+}
+
+ReadOutcome ReadInput(const std::string& contents) {
+  return FuzzBalReader(Bytes(contents), contents.size());
+}
+
+SolveOutcome SolveInput(const std::string& contents) {
+  return FuzzSolve(Bytes(contents), contents.size());
+}
+
+std::string Regression(const std::string& name) {
+  return ReadFile(std::string(FUZZ_REGRESSIONS_DIR) + "/" + name);
+}
+
+std::string Describe(const SolveOutcome& outcome) {
+  std::ostringstream out;
+  if (outcome.read.ok) {
+    out << "read: " << outcome.read.num_cameras << " cameras, " << outcome.read.num_points
+        << " points, " << outcome.read.num_observations << " observations\n";
+  } else {
+    out << "read: " << outcome.read.error << "\n";
+  }
+  if (outcome.too_large) out << "not solved: beyond the solve fuzzer's bounds\n";
+  for (const SolveRun& run : outcome.runs) {
+    out << run.variant << ": " << run.stage;
+    if (!run.error.empty()) out << " failed: " << run.error;
+    if (run.stage == "solve") {
+      out << " " << ceres::TerminationTypeToString(static_cast<ceres::TerminationType>(run.termination))
+          << " after " << run.num_iterations << " iterations, cost " << run.initial_cost << " -> "
+          << run.final_cost << ": " << run.message;
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+// FUZZ_REPLAY=<file> fuzz_regression_test --gtest_filter=FuzzRegression.Replay
+// runs one input (e.g. a fuzzer's crash-* artifact) through both entry points
+// and prints what happened.
+TEST(FuzzRegression, Replay) {
+  const char* file = std::getenv("FUZZ_REPLAY");
+  if (file == nullptr || file[0] == '\0') GTEST_SKIP() << "FUZZ_REPLAY is not set";
+  const std::string contents = ReadFile(file);
+  const ReadOutcome read = ReadInput(contents);
+  std::cout << "reader entry point: " << (read.ok ? "ok" : read.error) << "\n"
+            << "solve entry point:\n"
+            << Describe(SolveInput(contents));
+}
+
+TEST(FuzzRegression, SeedCorpusThroughTheReaderEntryPoint) {
+  int valid = 0;
+  for (const std::string& file : SeedFiles()) {
+    SCOPED_TRACE(file);
+    const ReadOutcome outcome = ReadInput(ReadFile(file));
+    valid += outcome.ok;
+  }
+  EXPECT_GT(valid, 5);  // the corpus has valid problems, not only broken ones
+}
+
+TEST(FuzzRegression, SeedCorpusThroughTheSolveEntryPoint) {
+  int solved = 0;
+  for (const std::string& file : SeedFiles()) {
+    SCOPED_TRACE(file);
+    const SolveOutcome outcome = SolveInput(ReadFile(file));
+    for (const SolveRun& run : outcome.runs) {
+      solved += run.stage == "solve" && run.termination != ceres::FAILURE;
+    }
+  }
+  EXPECT_GT(solved, 10);
+}
+
+// bal_reader_fuzzer: a camera rotation of 2e306 is a finite double, but its
+// squared norm overflows; with use_quaternions the reader produced a NaN
+// quaternion (and every use of the rotation gives NaN). The reader now
+// rejects it, naming the camera and the line.
+TEST(FuzzRegression, RotationWhoseSquaredNormOverflowsIsRejected) {
+  const ReadOutcome read = ReadInput(Regression("reader_rotation_squared_norm_overflows.txt"));
+  EXPECT_FALSE(read.ok);
+  EXPECT_EQ(read.error,
+            "fuzz-input:34: camera 2: the angle-axis rotation (0.1, -0.1, 2e+306) is too large "
+            "(its squared norm overflows a double)");
+}
+
+// solve_fuzzer: a point coordinate of 7e307 among points near the origin
+// passed Normalize's checks, and centring and scaling by 73 turned it into
+// inf (the solve then failed at the initial evaluation). Normalize now
+// refuses, names the point, and changes nothing.
+TEST(FuzzRegression, NormalizeRefusesToLeaveTheRangeOfADouble) {
+  const SolveOutcome outcome = SolveInput(Regression("solve_normalize_overflows.txt"));
+  ASSERT_TRUE(outcome.read.ok) << outcome.read.error;
+  ASSERT_EQ(outcome.runs.size(), 4u);
+  for (const SolveRun& run : outcome.runs) {
+    SCOPED_TRACE(run.variant);
+    EXPECT_EQ(run.stage, "normalize");
+    EXPECT_EQ(run.error,
+              "cannot normalize: point 3 leaves the range of a double when the scene is centred "
+              "and scaled by 73.2813");
+  }
+}
+
+}  // namespace
+}  // namespace fuzz
+}  // namespace ceres_sqrtba

@@ -1,0 +1,137 @@
+// What the linear-solver tests share: a square-root linear solver set up on a
+// problem's first Jacobian next to a dense copy of the same Jacobian (for
+// dense reference computations in double), random LM diagonals, and the
+// random BA-shaped problems every solver is checked on.
+#ifndef CERES_SQRTBA_TESTS_LINEAR_SOLVER_FIXTURE_H_
+#define CERES_SQRTBA_TESTS_LINEAR_SOLVER_FIXTURE_H_
+
+#include <Eigen/Core>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ceres_sqrtba/internal/evaluator.h"
+#include "ceres_sqrtba/internal/landmark_blocks.h"
+#include "ceres_sqrtba/internal/parallel.h"
+#include "ceres_sqrtba/internal/problem_structure.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace testing {
+
+// Collects the evaluated Jacobian densely, in the structure's tangent layout.
+class DenseWriter : public internal::JacobianWriter {
+ public:
+  explicit DenseWriter(const internal::ProblemStructure& s) : s_(s) {
+    j = Eigen::MatrixXd::Zero(s.num_residuals, s.num_effective_parameters);
+    r = Eigen::VectorXd::Zero(s.num_residuals);
+    int row = 0;
+    for (const internal::Group& g : s.groups) {
+      for (int k = g.residual_begin; k < g.residual_end; ++k) {
+        row_of_[s.group_residuals[k]] = row;
+        row += s.residual_blocks[s.group_residuals[k]].num_residuals;
+      }
+    }
+  }
+  void Write(int, int, int, int residual, const double* res,
+             const double* const* jac) override {
+    const internal::ResidualBlockInfo& rb = s_.residual_blocks[residual];
+    const int row = row_of_.at(residual);
+    for (int i = 0; i < rb.num_residuals; ++i) r[row + i] = res[i];
+    for (int b = 0; b < rb.num_parameter_blocks; ++b) {
+      if (jac[b] == nullptr) continue;
+      const internal::ParameterBlockInfo& pb =
+          s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + b]];
+      for (int i = 0; i < rb.num_residuals; ++i) {
+        for (int c = 0; c < pb.tangent_size; ++c) {
+          j(row + i, pb.tangent_offset + c) = jac[b][i * pb.tangent_size + c];
+        }
+      }
+    }
+  }
+  Eigen::MatrixXd j;
+  Eigen::VectorXd r;
+
+ private:
+  const internal::ProblemStructure& s_;
+  std::map<int, int> row_of_;
+};
+
+// Everything needed to run a linear solver (SqrtIterativeSchurSolver<Scalar>,
+// SqrtSparseSchurSolver<Scalar>, constructed from (structure, layout,
+// partition, context, solver_options)) on the problem's Jacobian at its
+// current values; j and r are the same Jacobian and residuals, dense.
+template <typename SolverT>
+struct LinearSolverFixture {
+  template <typename SolverOptions>
+  LinearSolverFixture(ceres::Problem* problem, const SolverOptions& solver_options,
+                      int num_threads = 1)
+      : context(num_threads) {
+    std::string error;
+    EXPECT_TRUE(internal::BuildProblemStructure(*problem, nullptr, &s, &error)) << error;
+    layout = std::make_unique<internal::LandmarkBlockLayout>(s, 8);
+    partition = internal::WorkPartition(static_cast<int>(s.groups.size()), layout->work, 4, 1);
+    evaluator = std::make_unique<internal::Evaluator>(s, partition, &context);
+    solver = std::make_unique<SolverT>(s, *layout, partition, &context, solver_options);
+    x.resize(s.num_parameters);
+    for (int p : s.variable_blocks) {
+      const internal::ParameterBlockInfo& pb = s.parameter_blocks[p];
+      std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
+    }
+    DenseWriter dense(s);
+    double cost;
+    Eigen::VectorXd g(s.num_effective_parameters);
+    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), &dense));
+    j = dense.j;
+    r = dense.r;
+    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer()));
+  }
+  internal::ParallelContext context;
+  internal::ProblemStructure s;
+  std::unique_ptr<internal::LandmarkBlockLayout> layout;
+  internal::WorkPartition partition;
+  std::unique_ptr<internal::Evaluator> evaluator;
+  std::unique_ptr<SolverT> solver;
+  std::vector<double> x;
+  Eigen::MatrixXd j;
+  Eigen::VectorXd r;
+};
+
+// A diagonal D with entries in [0.1, 2).
+inline Eigen::VectorXd RandomDiagonal(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.1, 2.0);
+  Eigen::VectorXd d(n);
+  for (int i = 0; i < n; ++i) d[i] = u(rng);
+  return d;
+}
+
+// Random linear BA-shaped problems covering the structures a solver must
+// handle.
+inline std::vector<RandomProblemConfig> LinearAlgebraConfigs() {
+  std::vector<RandomProblemConfig> configs;
+  RandomProblemConfig c;
+  configs.push_back(c);  // 3-d landmarks, 6-d cameras, 2-d residuals
+  c.landmark_sizes = {1, 2, 3, 4};
+  c.seed = 2;
+  configs.push_back(c);  // mixed landmark sizes
+  c = RandomProblemConfig();
+  c.intrinsics_size = 3;
+  c.seed = 3;
+  configs.push_back(c);  // pose + shared intrinsics blocks
+  c = RandomProblemConfig();
+  c.repeat_camera = true;
+  c.single_observation = true;
+  c.residual_size = 3;
+  c.seed = 4;
+  configs.push_back(c);  // seen twice by one camera, seen once, 3-d residuals
+  return configs;
+}
+
+}  // namespace testing
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_TESTS_LINEAR_SOLVER_FIXTURE_H_
