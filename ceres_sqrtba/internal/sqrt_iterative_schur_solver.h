@@ -24,6 +24,7 @@
 #include "ceres_sqrtba/internal/landmark_back_substitution.h"
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 #include "ceres_sqrtba/internal/linear_solver.h"
+#include "ceres_sqrtba/internal/marginalized_landmark_blocks.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/pcg.h"
 #include "ceres_sqrtba/internal/reduced_camera_system.h"
@@ -44,43 +45,30 @@ class SqrtIterativeSchurSolver : public LinearSolver {
                            const WorkPartition& partition, ParallelContext* context,
                            const SqrtIterativeSchurOptions& options);
 
-  JacobianWriter* writer() override;
-  void SquaredColumnNorms(double* norms) override;
-  void ScaleColumns(const double* scale) override;
-  bool JacobianOutOfRange() const override { return blocks_.out_of_range(); }
+  JacobianWriter* writer() override { return landmarks_.writer(); }
+  void SquaredColumnNorms(double* norms) override { landmarks_.SquaredColumnNorms(norms); }
+  void ScaleColumns(const double* scale) override { landmarks_.ScaleColumns(scale); }
+  bool JacobianOutOfRange() const override { return landmarks_.out_of_range(); }
   LinearSolverSummary Solve(const double* d, double eta, double* y,
                             double* jy_squared_norm) override;
 
   // For tests: the blocks, marginalized and damped as the last Solve left them.
-  LandmarkBlocks<Scalar>* blocks() { return &blocks_; }
+  LandmarkBlocks<Scalar>* blocks() { return landmarks_.blocks(); }
   ReducedCameraSystem<Scalar>* reduced_system() { return &system_; }
   BlockJacobiPreconditioner<Scalar>* preconditioner() { return preconditioner_.get(); }
 
  private:
-  void Marginalize();
-  void UndoDamping();
-  void ApplyDamping(const double* d);
-
   const ProblemStructure& s_;
-  const LandmarkBlockLayout& layout_;
-  const WorkPartition& partition_;
-  ParallelContext* context_;
   SqrtIterativeSchurOptions options_;
-  LandmarkBlocks<Scalar> blocks_;
+  ParallelContext* context_;
+  MarginalizedLandmarkBlocks<Scalar> landmarks_;
   ReducedCameraSystem<Scalar> system_;
   std::unique_ptr<BlockJacobiPreconditioner<Scalar>> preconditioner_;
   Pcg<Scalar> pcg_;
-  CameraGram camera_gram_;  // Jc^T Jc of the current (scaled) Jacobian
-  bool camera_gram_valid_ = false;
   LandmarkBackSubstitution<Scalar> back_substitution_;
-  std::vector<double> scale_;
   std::vector<double> damping_squared_double_;  // lambda D_p^2
   std::vector<Scalar> damping_squared_;
   std::vector<Scalar> rhs_, solution_;
-  std::vector<Scalar> chunk_scratch_;
-  int chunk_scratch_stride_ = 0;
-  bool marginalized_ = false;
-  bool damped_ = false;
 };
 
 extern template class SqrtIterativeSchurSolver<float>;

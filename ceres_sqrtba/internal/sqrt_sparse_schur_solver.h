@@ -28,6 +28,7 @@
 #include "ceres_sqrtba/internal/landmark_back_substitution.h"
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 #include "ceres_sqrtba/internal/linear_solver.h"
+#include "ceres_sqrtba/internal/marginalized_landmark_blocks.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/sparse_qr.h"
 #include "ceres_sqrtba/internal/stacked_reduced_matrix.h"
@@ -51,36 +52,27 @@ class SqrtSparseSchurSolver : public LinearSolver {
                         const WorkPartition& partition, ParallelContext* context,
                         const SqrtSparseSchurOptions& options = SqrtSparseSchurOptions());
 
-  JacobianWriter* writer() override;
-  void SquaredColumnNorms(double* norms) override;
-  void ScaleColumns(const double* scale) override;
-  bool JacobianOutOfRange() const override { return blocks_.out_of_range(); }
+  JacobianWriter* writer() override { return landmarks_.writer(); }
+  void SquaredColumnNorms(double* norms) override { landmarks_.SquaredColumnNorms(norms); }
+  void ScaleColumns(const double* scale) override { landmarks_.ScaleColumns(scale); }
+  bool JacobianOutOfRange() const override { return landmarks_.out_of_range(); }
   // eta is irrelevant: the step is exact up to round-off.
   LinearSolverSummary Solve(const double* d, double eta, double* y,
                             double* jy_squared_norm) override;
 
   // For tests and logs: the blocks and A as the last Solve left them.
-  LandmarkBlocks<Scalar>* blocks() { return &blocks_; }
+  LandmarkBlocks<Scalar>* blocks() { return landmarks_.blocks(); }
   const StackedReducedMatrix& matrix() const { return matrix_; }
   const SparseQr& qr() const { return qr_; }
 
  private:
-  void Marginalize();
-  void UndoDamping();
-  void ApplyDamping(const double* d);
-
   const ProblemStructure& s_;
   const WorkPartition& partition_;
   ParallelContext* context_;
-  LandmarkBlocks<Scalar> blocks_;
+  MarginalizedLandmarkBlocks<Scalar> landmarks_;
   StackedReducedMatrix matrix_;
   SparseQr qr_;
   LandmarkBackSubstitution<Scalar> back_substitution_;
-  std::vector<double> scale_;          // the Jacobi column scale
-  std::vector<Scalar> chunk_scratch_;  // per chunk: QR scratch, column scale, D_l
-  int chunk_scratch_stride_ = 0;
-  bool marginalized_ = false;
-  bool damped_ = false;
   bool logged_statistics_ = false;
 };
 

@@ -1,0 +1,134 @@
+#include "ceres_sqrtba/internal/marginalized_landmark_blocks.h"
+
+#include <algorithm>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+template <typename Scalar>
+MarginalizedLandmarkBlocks<Scalar>::MarginalizedLandmarkBlocks(const ProblemStructure& s,
+                                                               const LandmarkBlockLayout& layout,
+                                                               const WorkPartition& partition,
+                                                               ParallelContext* context)
+    : s_(s),
+      layout_(layout),
+      partition_(partition),
+      context_(context),
+      blocks_(s, layout),
+      camera_gram_(s, partition) {
+  chunk_scratch_stride_ = layout.max_obs_rows + 2 * layout.max_cols;
+  chunk_scratch_.resize(static_cast<size_t>(partition.num_chunks()) * chunk_scratch_stride_);
+}
+
+template <typename Scalar>
+JacobianWriter* MarginalizedLandmarkBlocks<Scalar>::writer() {
+  marginalized_ = false;
+  damped_ = false;
+  camera_gram_valid_ = false;
+  blocks_.ClearOutOfRange();
+  return &blocks_;
+}
+
+template <typename Scalar>
+void MarginalizedLandmarkBlocks<Scalar>::EnsureCameraGram() {
+  if (camera_gram_valid_) return;
+  // From the cameras' own rows while the blocks are raw (cheaper), from all
+  // observation rows once marginalized: Q is orthogonal, both give Jc^T Jc.
+  camera_gram_.Compute(&blocks_, layout_, !marginalized_, context_);
+  camera_gram_valid_ = true;
+}
+
+template <typename Scalar>
+void MarginalizedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
+  // Q is orthogonal, so the column norms over the observation rows are the
+  // same before and after marginalization; only damping changes them.
+  if (damped_) UndoDamping();
+  std::fill(norms, norms + s_.num_effective_parameters, 0.0);
+  context_->For(blocks_.num_groups(), 256, [&](int gb, int ge) {
+    for (int g = gb; g < ge; ++g) {
+      const Group& group = s_.groups[g];
+      if (group.landmark < 0) continue;
+      const LandmarkBlock<Scalar> b = blocks_.block(g);
+      double* out = norms + s_.parameter_blocks[group.landmark].tangent_offset;
+      for (int r = 0; r < b.obs_rows(); ++r) {
+        const Scalar* a = b.row(r) + b.camera_columns();
+        for (int k = 0; k < group.landmark_size; ++k) out[k] += static_cast<double>(a[k]) * a[k];
+      }
+    }
+  });
+  // Camera columns: the diagonals of the camera Gram matrices.
+  EnsureCameraGram();
+  for (size_t c = 0; c < s_.cameras.size(); ++c) {
+    const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
+    const double* g = camera_gram_.block(static_cast<int>(c));
+    for (int i = 0; i < pb.tangent_size; ++i) norms[pb.tangent_offset + i] = g[i * pb.tangent_size + i];
+  }
+}
+
+template <typename Scalar>
+void MarginalizedLandmarkBlocks<Scalar>::ScaleColumns(const double* scale) {
+  if (damped_) UndoDamping();
+  scale_.assign(scale, scale + s_.num_effective_parameters);
+  if (camera_gram_valid_) camera_gram_.Scale(scale);
+  blocks_.SetColumnScale(scale_.data());
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    Scalar* col_scale = scratch(chunk);
+    for (int g = gb; g < ge; ++g) {
+      const Group& group = s_.groups[g];
+      int col = 0;
+      for (int c = group.camera_begin; c < group.camera_end; ++c) {
+        const ParameterBlockInfo& pb = s_.parameter_blocks[s_.group_cameras[c]];
+        for (int k = 0; k < pb.tangent_size; ++k) col_scale[col++] = static_cast<Scalar>(scale[pb.tangent_offset + k]);
+      }
+      if (group.landmark >= 0) {
+        const ParameterBlockInfo& pb = s_.parameter_blocks[group.landmark];
+        for (int k = 0; k < pb.tangent_size; ++k) col_scale[col++] = static_cast<Scalar>(scale[pb.tangent_offset + k]);
+      }
+      blocks_.block(g).ScaleColumns(col_scale);
+      blocks_.CheckRange(g);
+    }
+  });
+}
+
+template <typename Scalar>
+void MarginalizedLandmarkBlocks<Scalar>::Marginalize() {
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    for (int g = gb; g < ge; ++g) blocks_.block(g).Marginalize(scratch(chunk));
+  });
+  marginalized_ = true;
+  damped_ = false;
+}
+
+template <typename Scalar>
+void MarginalizedLandmarkBlocks<Scalar>::UndoDamping() {
+  context_->ForChunks(partition_, [&](int, int gb, int ge) {
+    for (int g = gb; g < ge; ++g) {
+      if (s_.groups[g].landmark_size > 0) blocks_.block(g).UndoDamping(blocks_.rotations(g));
+    }
+  });
+  damped_ = false;
+}
+
+template <typename Scalar>
+void MarginalizedLandmarkBlocks<Scalar>::MarginalizeAndDamp(const double* d) {
+  if (damped_) UndoDamping();
+  EnsureCameraGram();
+  if (!marginalized_) Marginalize();
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    Scalar* dl = scratch(chunk);
+    for (int g = gb; g < ge; ++g) {
+      const Group& group = s_.groups[g];
+      if (group.landmark_size == 0) continue;
+      const double* src = d + s_.parameter_blocks[group.landmark].tangent_offset;
+      for (int k = 0; k < group.landmark_size; ++k) dl[k] = static_cast<Scalar>(src[k]);
+      blocks_.block(g).ApplyDamping(dl, blocks_.rotations(g));
+    }
+  });
+  damped_ = true;
+}
+
+template class MarginalizedLandmarkBlocks<float>;
+template class MarginalizedLandmarkBlocks<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
