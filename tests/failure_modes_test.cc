@@ -452,17 +452,7 @@ TEST(FailureModes, ConstantResidualBlockThatFails) {
                      "A residual block whose parameter blocks are all constant failed to evaluate.");
 }
 
-struct Scaled {
-  Scaled(double u, double v) : e(u, v) {}
-  template <typename T>
-  bool operator()(const T* pose, const T* intr, const T* point, T* r) const {
-    e(pose, intr, point, r);
-    r[0] *= T(1e19);
-    r[1] *= T(1e19);
-    return true;
-  }
-  testing::ReprojectionError e;
-};
+using testing::HugeReprojectionError;
 
 // Bytes of landmark blocks the solve needs in a precision, from the message
 // of a solve with a 1-byte memory limit.
@@ -494,7 +484,7 @@ TEST(FailureModes, SinglePrecisionOverflowWithoutMemoryForDouble) {
   ceres::Problem problem;
   for (const auto& o : copy.observations) {
     problem.AddResidualBlock(
-        new ceres::AutoDiffCostFunction<Scaled, 2, 6, 3, 3>(new Scaled(o.u, o.v)), nullptr,
+        new ceres::AutoDiffCostFunction<HugeReprojectionError, 2, 6, 3, 3>(new HugeReprojectionError(o.u, o.v)), nullptr,
         copy.poses[o.camera].data(), copy.intrinsics[o.camera].data(),
         copy.points[o.point].data());
   }
@@ -516,7 +506,7 @@ TEST(FailureModes, SinglePrecisionOverflowWithoutMemoryForDouble) {
   ceres::Problem problem2;
   for (const auto& ob : again.observations) {
     problem2.AddResidualBlock(
-        new ceres::AutoDiffCostFunction<Scaled, 2, 6, 3, 3>(new Scaled(ob.u, ob.v)), nullptr,
+        new ceres::AutoDiffCostFunction<HugeReprojectionError, 2, 6, 3, 3>(new HugeReprojectionError(ob.u, ob.v)), nullptr,
         again.poses[ob.camera].data(), again.intrinsics[ob.camera].data(),
         again.points[ob.point].data());
   }

@@ -126,12 +126,8 @@ void CheckStep(double tolerance) {
       double jy = 0;
       const LinearSolverSummary summary = f.solver->Solve(d.data(), 1e-14, y.data(), &jy);
       EXPECT_NE(summary.termination, LinearSolverTermination::kFailure) << summary.message;
-      const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
-      const Vec y_dense = h.ldlt().solve(f.j.transpose() * f.r);
-      EXPECT_LT((y - y_dense).norm() / y_dense.norm(), tolerance)
-          << "seed " << config.seed << " factor " << factor;
-      const double jy_dense = (f.j * y_dense).squaredNorm();
-      EXPECT_NEAR(jy, jy_dense, tolerance * jy_dense);
+      testing::ExpectDenseStep(f.j, f.r, d, y, jy, tolerance,
+                               "seed " + std::to_string(config.seed) + " factor " + std::to_string(factor));
     }
   }
 }

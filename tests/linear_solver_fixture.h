@@ -109,6 +109,18 @@ inline Eigen::VectorXd RandomDiagonal(int n, unsigned seed) {
   return d;
 }
 
+// A solver's step y and |J y|^2 against a dense solve of the damped normal
+// equations (J^T J + D^2) y = J^T r of the same Jacobian.
+inline void ExpectDenseStep(const Eigen::MatrixXd& j, const Eigen::VectorXd& r,
+                            const Eigen::VectorXd& d, const Eigen::VectorXd& y, double jy,
+                            double tolerance, const std::string& context) {
+  const Eigen::MatrixXd h = j.transpose() * j + Eigen::MatrixXd(d.cwiseAbs2().asDiagonal());
+  const Eigen::VectorXd y_dense = h.ldlt().solve(j.transpose() * r);
+  EXPECT_LT((y - y_dense).norm() / y_dense.norm(), tolerance) << context;
+  const double jy_dense = (j * y_dense).squaredNorm();
+  EXPECT_NEAR(jy, jy_dense, tolerance * jy_dense) << context;
+}
+
 // Random linear BA-shaped problems covering the structures a solver must
 // handle.
 inline std::vector<RandomProblemConfig> LinearAlgebraConfigs() {

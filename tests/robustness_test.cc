@@ -15,17 +15,7 @@ using testing::AddReprojectionResiduals;
 using testing::MakeSyntheticBa;
 using testing::SyntheticBa;
 
-struct Scaled {
-  Scaled(double u, double v) : e(u, v) {}
-  template <typename T>
-  bool operator()(const T* pose, const T* intr, const T* point, T* r) const {
-    e(pose, intr, point, r);
-    r[0] *= T(1e19);
-    r[1] *= T(1e19);
-    return true;
-  }
-  testing::ReprojectionError e;
-};
+using testing::HugeReprojectionError;
 
 // Each test runs for both square-root solvers in both precisions.
 struct Config {
@@ -160,7 +150,7 @@ TEST_P(Robustness, HugeResidualsNeverReturnGarbage) {
   SyntheticBa double_ba = ba;
   auto build = [](SyntheticBa* b, ceres::Problem* p) {
     for (const auto& o : b->observations) {
-      p->AddResidualBlock(new ceres::AutoDiffCostFunction<Scaled, 2, 6, 3, 3>(new Scaled(o.u, o.v)), nullptr,
+      p->AddResidualBlock(new ceres::AutoDiffCostFunction<HugeReprojectionError, 2, 6, 3, 3>(new HugeReprojectionError(o.u, o.v)), nullptr,
                           b->poses[o.camera].data(), b->intrinsics[o.camera].data(), b->points[o.point].data());
     }
   };

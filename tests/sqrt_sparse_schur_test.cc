@@ -96,12 +96,8 @@ void CheckStep(double tolerance) {
       const LinearSolverSummary summary = f.solver->Solve(d.data(), 0.1, y.data(), &jy);
       ASSERT_EQ(summary.termination, LinearSolverTermination::kSuccess) << summary.message;
       EXPECT_EQ(summary.num_iterations, 1);
-      const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
-      const Vec y_dense = h.ldlt().solve(f.j.transpose() * f.r);
-      EXPECT_LT((y - y_dense).norm() / y_dense.norm(), tolerance)
-          << "seed " << config.seed << " factor " << factor;
-      const double jy_dense = (f.j * y_dense).squaredNorm();
-      EXPECT_NEAR(jy, jy_dense, tolerance * jy_dense);
+      testing::ExpectDenseStep(f.j, f.r, d, y, jy, tolerance,
+                               "seed " + std::to_string(config.seed) + " factor " + std::to_string(factor));
     }
   }
 }
@@ -336,17 +332,7 @@ TEST(SqrtSparseSchurSolve, DeterministicAcrossRunsAndThreads) {
 // with double blocks (the fallback factory makes a SQRT_SPARSE_SCHUR solver).
 // (robustness_test runs its hard problems, concurrent solves included, with
 // SQRT_SPARSE_SCHUR too.)
-struct Scaled {
-  Scaled(double u, double v) : e(u, v) {}
-  template <typename T>
-  bool operator()(const T* pose, const T* intr, const T* point, T* r) const {
-    e(pose, intr, point, r);
-    r[0] *= T(1e19);
-    r[1] *= T(1e19);
-    return true;
-  }
-  testing::ReprojectionError e;
-};
+using testing::HugeReprojectionError;
 
 TEST(SqrtSparseSchurSolve, SinglePrecisionFallsBackToDouble) {
   const SyntheticBa ba = MakeSyntheticBa(6, 80, 3, 37);
@@ -355,7 +341,7 @@ TEST(SqrtSparseSchurSolve, SinglePrecisionFallsBackToDouble) {
     ceres::Problem problem;
     for (const auto& o : copy.observations) {
       problem.AddResidualBlock(
-          new ceres::AutoDiffCostFunction<Scaled, 2, 6, 3, 3>(new Scaled(o.u, o.v)), nullptr,
+          new ceres::AutoDiffCostFunction<HugeReprojectionError, 2, 6, 3, 3>(new HugeReprojectionError(o.u, o.v)), nullptr,
           copy.poses[o.camera].data(), copy.intrinsics[o.camera].data(),
           copy.points[o.point].data());
     }

@@ -138,6 +138,20 @@ struct ReprojectionError {
   double u, v;
 };
 
+// The reprojection error times 1e19: residuals around 1e20, beyond what
+// single precision blocks can square safely.
+struct HugeReprojectionError {
+  HugeReprojectionError(double u, double v) : e(u, v) {}
+  template <typename T>
+  bool operator()(const T* pose, const T* intr, const T* point, T* r) const {
+    e(pose, intr, point, r);
+    r[0] *= T(1e19);
+    r[1] *= T(1e19);
+    return true;
+  }
+  ReprojectionError e;
+};
+
 struct SyntheticBa {
   std::vector<std::vector<double>> poses;       // 6
   std::vector<std::vector<double>> intrinsics;  // 3
