@@ -141,11 +141,7 @@ struct ReducedSystemFixture {
     evaluator = std::make_unique<Evaluator>(s, partition, &context);
     solver = std::make_unique<SqrtIterativeSchurSolver<Scalar>>(s, *layout, partition, &context,
                                                                   SqrtIterativeSchurOptions());
-    std::vector<double> x(s.num_parameters), g(s.num_effective_parameters), y(s.num_effective_parameters);
-    for (int p : s.variable_blocks) {
-      const ParameterBlockInfo& pb = s.parameter_blocks[p];
-      std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
-    }
+    std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters), y(s.num_effective_parameters);
     double cost, jy;
     evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer());
     std::vector<double> d(s.num_effective_parameters, 0.1);

@@ -33,21 +33,13 @@ std::string Upper(std::string s) {
   return s;
 }
 
-// Copies the variable blocks of `state` into the user's parameter blocks.
-void StateToUser(const ProblemStructure& s, const double* state) {
-  for (int p : s.variable_blocks) {
-    const internal::ParameterBlockInfo& pb = s.parameter_blocks[p];
-    std::copy(state + pb.state_offset, state + pb.state_offset + pb.size, pb.user_values);
-  }
-}
-
 // Keeps the user's parameter blocks at the best state after every iteration
 // (Solver::Options::update_state_every_iteration).
 class StateUpdatingCallback : public ceres::IterationCallback {
  public:
   StateUpdatingCallback(const ProblemStructure& s, const double* state) : s_(s), state_(state) {}
   ceres::CallbackReturnType operator()(const ceres::IterationSummary&) override {
-    StateToUser(s_, state_);
+    internal::StateToUser(s_, state_);
     return ceres::SOLVER_CONTINUE;
   }
 
@@ -197,11 +189,7 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   };
   std::unique_ptr<internal::LinearSolver> linear_solver = make_linear_solver(single);
 
-  std::vector<double> state(s.num_parameters);
-  for (int p : s.variable_blocks) {
-    const internal::ParameterBlockInfo& pb = s.parameter_blocks[p];
-    std::copy(pb.user_values, pb.user_values + pb.size, state.begin() + pb.state_offset);
-  }
+  std::vector<double> state = internal::StateFromUser(s);
 
   internal::MinimizerContext mctx;
   mctx.options = &options;
@@ -240,7 +228,7 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   // As Ceres: the user's blocks get the best state unless the solve failed.
   if (summary->termination_type != ceres::FAILURE &&
       summary->termination_type != ceres::USER_FAILURE) {
-    StateToUser(s, state.data());
+    internal::StateToUser(s, state.data());
   }
   if (!stats.precision_note.empty() && summary->termination_type != ceres::FAILURE) {
     summary->message += " [" + stats.precision_note + "]";

@@ -76,11 +76,7 @@ struct LinearSolverFixture {
     partition = internal::WorkPartition(static_cast<int>(s.groups.size()), layout->work, 4, 1);
     evaluator = std::make_unique<internal::Evaluator>(s, partition, &context);
     solver = std::make_unique<SolverT>(s, *layout, partition, &context, solver_options);
-    x.resize(s.num_parameters);
-    for (int p : s.variable_blocks) {
-      const internal::ParameterBlockInfo& pb = s.parameter_blocks[p];
-      std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
-    }
+    x = internal::StateFromUser(s);
     DenseWriter dense(s);
     double cost;
     Eigen::VectorXd g(s.num_effective_parameters);

@@ -55,11 +55,7 @@ TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
   MinimizerContext ctx;
   ctx.options = &options;
   ctx.is_silent = true;
-  std::vector<double> x(s.num_parameters);
-  for (int b : s.variable_blocks) {
-    const ParameterBlockInfo& pb = s.parameter_blocks[b];
-    std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
-  }
+  std::vector<double> x = StateFromUser(s);
   ceres::Solver::Summary summary;
   MinimizerStatistics stats;
   Minimize(ctx, s, &evaluator, &solver, x.data(), &summary, &stats);
@@ -122,11 +118,7 @@ TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
     return std::make_unique<SqrtIterativeSchurSolver<double>>(s, layout, partition, &context,
                                                               SqrtIterativeSchurOptions());
   };
-  std::vector<double> x(s.num_parameters);
-  for (int b : s.variable_blocks) {
-    const ParameterBlockInfo& pb = s.parameter_blocks[b];
-    std::copy(pb.user_values, pb.user_values + pb.size, x.begin() + pb.state_offset);
-  }
+  std::vector<double> x = StateFromUser(s);
   ceres::Solver::Summary summary;
   MinimizerStatistics stats;
   Minimize(ctx, s, &evaluator, &wild, x.data(), &summary, &stats);

@@ -80,6 +80,22 @@ std::string SizeString(const std::vector<int>& sizes) {
 
 }  // namespace
 
+std::vector<double> StateFromUser(const ProblemStructure& s) {
+  std::vector<double> state(s.num_parameters);
+  for (int p : s.variable_blocks) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[p];
+    std::copy(pb.user_values, pb.user_values + pb.size, state.begin() + pb.state_offset);
+  }
+  return state;
+}
+
+void StateToUser(const ProblemStructure& s, const double* state) {
+  for (int p : s.variable_blocks) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[p];
+    std::copy(state + pb.state_offset, state + pb.state_offset + pb.size, pb.user_values);
+  }
+}
+
 bool BuildProblemStructure(const ceres::Problem& problem,
                            const ceres::ParameterBlockOrdering* ordering,
                            ProblemStructure* out, std::string* error) {

@@ -99,6 +99,11 @@ struct ProblemStructure {
   int64_t TotalCameraSlices() const { return static_cast<int64_t>(camera_groups.size()); }
 };
 
+// The ambient state vector (size num_parameters) holding the current values
+// of the user's variable parameter blocks, and the way back.
+std::vector<double> StateFromUser(const ProblemStructure& s);
+void StateToUser(const ProblemStructure& s, const double* state);
+
 // Reads the structure of `problem`. Returns false and a message naming the
 // reason when the square-root solver cannot take the problem (bounds, a
 // residual block touching two landmarks, no landmarks, a bad ordering...).
