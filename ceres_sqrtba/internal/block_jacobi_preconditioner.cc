@@ -17,15 +17,24 @@ void CameraGram::Compute(LandmarkBlocks<Scalar>* blocks, const LandmarkBlockLayo
                          bool raw, ParallelContext* context) {
   sum_.Run(context, data_.data(), [&](int g, int entry, int column, int n, double* acc) {
     LandmarkBlock<Scalar> b = blocks->block(g);
-    if (!raw) {
-      b.AddColumnGram(column, n, 0, b.obs_rows(), acc);
-      return;
-    }
-    for (int r = layout.camera_row_begin[entry]; r < layout.camera_row_begin[entry + 1]; ++r) {
-      const auto& seg = layout.camera_rows[r];
-      b.AddColumnGram(column, n, seg.first, seg.first + seg.second, acc);
+    if (raw) {
+      AddOwnRows(b, layout, entry, column, n, acc);
+    } else {
+      b.AddColumnGramLower(column, n, 0, b.obs_rows(), acc);
     }
   });
+  Symmetrize();
+}
+
+// The blocks added their lower triangles; mirror them once per camera.
+void CameraGram::Symmetrize() {
+  for (size_t c = 0; c < s_.cameras.size(); ++c) {
+    const int n = s_.parameter_blocks[s_.cameras[c]].tangent_size;
+    double* g = block(static_cast<int>(c));
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < i; ++k) g[k * n + i] = g[i * n + k];
+    }
+  }
 }
 
 void CameraGram::Scale(const double* scale) {
@@ -58,12 +67,15 @@ template <typename Scalar>
 void BlockJacobiPreconditioner<Scalar>::Compute(LandmarkBlocks<Scalar>* blocks,
                                                 const CameraGram& gram,
                                                 const double* damping_squared,
-                                                ParallelContext* context) {
+                                                ParallelContext* context,
+                                                bool top_rows_visited) {
   using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  if (schur_) {
+  if (schur_ && top_rows_visited) {
+    sum_.Reduce(context, top_.data());
+  } else if (schur_) {
     sum_.Run(context, top_.data(), [&](int g, int, int column, int n, double* acc) {
       LandmarkBlock<Scalar> b = blocks->block(g);
-      b.AddColumnGram(column, n, 0, b.landmark_size(), acc);
+      b.AddColumnGramLower(column, n, 0, b.landmark_size(), acc);
     });
   }
   const int num_cameras = static_cast<int>(s_.cameras.size());
@@ -76,7 +88,9 @@ void BlockJacobiPreconditioner<Scalar>::Compute(LandmarkBlocks<Scalar>* blocks,
       if (schur_) m -= Eigen::Map<const Mat>(top_.data() + sum_.offset(c), n, n);
       const double* dsq = damping_squared + (pb.tangent_offset - s_.camera_tangent_begin);
       for (int i = 0; i < n; ++i) m(i, i) += dsq[i];
-      Eigen::LLT<Mat> llt(m);
+      // top_ holds lower triangles only (AddColumnGramLower); LLT reads
+      // nothing else.
+      Eigen::LLT<Mat, Eigen::Lower> llt(m);
       Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> out(
           inverse_.data() + sum_.offset(c), n, n);
       if (llt.info() == Eigen::Success) {

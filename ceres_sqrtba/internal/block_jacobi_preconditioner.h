@@ -45,6 +45,18 @@ class CameraGram {
   double* block(int camera) { return data_.data() + sum_.offset(camera); }
 
  private:
+  // The Gram of camera entry `entry`'s columns from the rows of its own
+  // residual blocks (the other rows are zero there before the QR).
+  template <typename Scalar>
+  static void AddOwnRows(const LandmarkBlock<Scalar>& block, const LandmarkBlockLayout& layout,
+                         int entry, int column, int n, double* acc) {
+    for (int r = layout.camera_row_begin[entry]; r < layout.camera_row_begin[entry + 1]; ++r) {
+      const auto& seg = layout.camera_rows[r];
+      block.AddColumnGramLower(column, n, seg.first, seg.first + seg.second, acc);
+    }
+  }
+  void Symmetrize();
+
   const ProblemStructure& s_;
   CameraBlockSum sum_;
   std::vector<double> data_;
@@ -57,9 +69,22 @@ class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
   BlockJacobiPreconditioner(const ProblemStructure& s, const WorkPartition& partition, bool schur);
 
   // damping_squared: lambda D_p^2 for the reduced camera vector. The blocks
-  // must be marginalized and damped.
+  // must be marginalized and damped. top_rows_visited: the top-row Gram
+  // matrices were accumulated by BeginChunk/AddTopRows while the blocks were
+  // damped (only when CanVisit()); otherwise Compute reads the top rows itself.
   void Compute(LandmarkBlocks<Scalar>* blocks, const CameraGram& gram,
-               const double* damping_squared, ParallelContext* context);
+               const double* damping_squared, ParallelContext* context,
+               bool top_rows_visited = false);
+
+  // The top-row Gram in the damping pass (see DampedBlockVisitor): possible
+  // for SCHUR_JACOBI when the per-camera sums are kept per chunk.
+  bool CanVisit() const { return schur_ && sum_.chunked(); }
+  void BeginChunk(int chunk) { sum_.BeginChunk(chunk); }
+  void AddTopRows(int chunk, int group, const LandmarkBlock<Scalar>& block) {
+    sum_.AddGroup(group, sum_.ChunkSums(chunk), [&](int, int, int column, int n, double* acc) {
+      block.AddColumnGramLower(column, n, 0, block.landmark_size(), acc);
+    });
+  }
 
   int num_rows() const override { return s_.num_camera_parameters; }
   void Multiply(const Scalar* x, Scalar* y) override;

@@ -56,20 +56,36 @@ class CameraBlockSum {
       });
       return;
     }
-    const int total = size();
     context->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-      double* sums = chunk_sums_.data() + static_cast<size_t>(chunk) * total;
-      std::fill(sums, sums + total, 0.0);
-      for (int g = gb; g < ge; ++g) {
-        const Group& group = s_.groups[g];
-        int column = 0;
-        for (int e = group.camera_begin; e < group.camera_end; ++e) {
-          const ParameterBlockInfo& pb = s_.parameter_blocks[s_.group_cameras[e]];
-          fn(g, e, column, pb.tangent_size, sums + offset_[pb.camera_index]);
-          column += pb.tangent_size;
-        }
-      }
+      double* sums = BeginChunk(chunk);
+      for (int g = gb; g < ge; ++g) AddGroup(g, sums, fn);
     });
+    Reduce(context, out);
+  }
+
+  // The block-major schedule in pieces, for callers that visit the blocks in
+  // their own chunk loop (e.g. while a block is still in cache after another
+  // kernel): BeginChunk(chunk) once per chunk, AddGroup for each of its groups
+  // in order, then Reduce. Only when chunked().
+  bool chunked() const { return block_major_; }
+  double* BeginChunk(int chunk) {
+    double* sums = ChunkSums(chunk);
+    std::fill(sums, sums + size(), 0.0);
+    return sums;
+  }
+  double* ChunkSums(int chunk) { return chunk_sums_.data() + static_cast<size_t>(chunk) * size(); }
+  template <typename Fn>
+  void AddGroup(int g, double* sums, const Fn& fn) const {
+    const Group& group = s_.groups[g];
+    int column = 0;
+    for (int e = group.camera_begin; e < group.camera_end; ++e) {
+      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.group_cameras[e]];
+      fn(g, e, column, pb.tangent_size, sums + offset_[pb.camera_index]);
+      column += pb.tangent_size;
+    }
+  }
+  void Reduce(ParallelContext* context, double* out) const {
+    const int total = size();
     const int chunks = partition_.num_chunks();
     context->For(total, 1024, [&](int b, int e) {
       for (int i = b; i < e; ++i) {

@@ -59,7 +59,7 @@ template <typename Scalar>
 void LandmarkBlock<Scalar>::Marginalize(Scalar* scratch) {
   const int ncols = cols();
   Scalar* v = scratch;
-  Scalar* w = scratch + obs_rows_;
+  Scalar* __restrict w = scratch + obs_rows_;
   for (int j = 0; j < d_; ++j) {
     const int col = nc_ + j;
     const int n = obs_rows_ - j;
@@ -76,11 +76,24 @@ void LandmarkBlock<Scalar>::Marginalize(Scalar* scratch) {
     const Scalar inv = Scalar(1) / (alpha - beta);
     v[0] = 1;
     for (int i = 1; i < n; ++i) v[i] = (*this)(j + i, col) * inv;
-    BlockMap<Scalar> a(row(j), n, ncols, Eigen::OuterStride<>(stride_));
-    ConstVectorMap<Scalar> vv(v, n);
-    RowVectorMap<Scalar> ww(w, ncols);
-    ww.noalias() = vv.transpose() * a;             // w = v^T A[j:, :]
-    a.noalias() -= (tau * vv) * ww;                 // A[j:, :] -= tau v w
+    // w = v^T A[j:, :] and A[j:, :] -= tau v w, both as row sweeps: in a
+    // row-major block each is an axpy over contiguous columns, which the
+    // compiler vectorizes (a generic GEMV call costs more than the work for
+    // blocks this small).
+    {
+      const Scalar* __restrict a0 = row(j);
+      for (int c = 0; c < ncols; ++c) w[c] = a0[c];
+    }
+    for (int i = 1; i < n; ++i) {
+      const Scalar* __restrict a = row(j + i);
+      const Scalar vi = v[i];
+      for (int c = 0; c < ncols; ++c) w[c] += vi * a[c];
+    }
+    for (int i = 0; i < n; ++i) {
+      Scalar* __restrict a = row(j + i);
+      const Scalar f = tau * v[i];
+      for (int c = 0; c < ncols; ++c) a[c] -= f * w[c];
+    }
     (*this)(j, col) = beta;
     for (int i = 1; i < n; ++i) (*this)(j + i, col) = 0;
   }
@@ -180,50 +193,56 @@ void LandmarkBlock<Scalar>::MultiplyReducedNormalAdd(const Scalar* x, Scalar* y)
 }
 
 template <typename Scalar>
-void LandmarkBlock<Scalar>::AddReducedRhs(Scalar* y) const {
-  ConstBlockMap<Scalar> b(row(d_), obs_rows_, nc_ + d_ + 1, Eigen::OuterStride<>(stride_));
-  VectorMap<Scalar>(y, nc_).noalias() += b.leftCols(nc_).transpose() * b.col(nc_ + d_);
+void LandmarkBlock<Scalar>::AddReducedRhs(Scalar* __restrict y) const {
+  const int rc = residual_column();
+  for (int r = d_; r < d_ + obs_rows_; ++r) {
+    const Scalar* __restrict a = row(r);
+    const Scalar res = a[rc];
+    for (int c = 0; c < nc_; ++c) y[c] += res * a[c];
+  }
 }
 
 namespace {
 
-// gram += A^T A for the rows of an N-column slice, in double. Fixed N lets
-// the compiler keep the N x N accumulator in registers and unroll.
-template <int N, typename Scalar>
-void AddGramFixed(const Scalar* first_row, int rows, int stride, double* gram) {
-  using GramMap = Eigen::Map<Eigen::Matrix<double, N, N, Eigen::RowMajor>>;
-  GramMap out(gram);
-  Eigen::Matrix<double, N, N> g = out;
-  int r = 0;
-  // Three rows at a time (the d = 3 top rows of a landmark block in one go):
-  // a fixed-size rank-3 update the compiler unrolls and vectorizes. The three
-  // products are summed in Scalar: their inputs carry Scalar's rounding
-  // already, and the running sum over blocks stays double.
-  for (; r + 3 <= rows; r += 3) {
-    Eigen::Matrix<Scalar, 3, N> a;
-    for (int i = 0; i < 3; ++i) {
-      a.row(i) = Eigen::Map<const Eigen::Matrix<Scalar, 1, N>>(first_row + static_cast<int64_t>(r + i) * stride);
+// Lower triangle (i >= k) of gram += A^T A for R rows of an N-column slice.
+// The R products of one entry are summed in Scalar: their inputs carry
+// Scalar's rounding already; the running sum over blocks stays double. Only
+// the lower triangle: the Gram matrix is symmetric, and half the entries are
+// half the loads, stores and conversions of this (call-bound) kernel.
+template <int N, int R, typename Scalar>
+inline void AddGramLowerRows(const Scalar* first_row, int stride, double* gram) {
+  Scalar a[R][N];
+  for (int r = 0; r < R; ++r) {
+    for (int i = 0; i < N; ++i) a[r][i] = first_row[static_cast<int64_t>(r) * stride + i];
+  }
+  for (int i = 0; i < N; ++i) {
+    for (int k = 0; k <= i; ++k) {
+      Scalar v = a[0][i] * a[0][k];
+      for (int r = 1; r < R; ++r) v += a[r][i] * a[r][k];
+      gram[i * N + k] += static_cast<double>(v);
     }
-    const Eigen::Matrix<Scalar, N, N> p = a.transpose().lazyProduct(a);
-    g += p.template cast<double>();
   }
-  for (; r < rows; ++r) {
-    const Eigen::Matrix<double, N, 1> a =
-        Eigen::Map<const Eigen::Matrix<Scalar, N, 1>>(first_row + static_cast<int64_t>(r) * stride)
-            .template cast<double>();
-    g.noalias() += a * a.transpose();
+}
+
+template <int N, typename Scalar>
+void AddGramLowerFixed(const Scalar* first_row, int rows, int stride, double* gram) {
+  int r = 0;
+  for (; r + 3 <= rows; r += 3) {
+    AddGramLowerRows<N, 3>(first_row + static_cast<int64_t>(r) * stride, stride, gram);
   }
-  out = g;
+  const Scalar* rest = first_row + static_cast<int64_t>(r) * stride;
+  if (rows - r == 2) AddGramLowerRows<N, 2>(rest, stride, gram);
+  if (rows - r == 1) AddGramLowerRows<N, 1>(rest, stride, gram);
 }
 
 template <typename Scalar>
-void AddGramDynamic(const Scalar* first_row, int rows, int stride, int n, double* gram) {
+void AddGramLowerDynamic(const Scalar* first_row, int rows, int stride, int n, double* gram) {
   for (int r = 0; r < rows; ++r) {
     const Scalar* a = first_row + static_cast<int64_t>(r) * stride;
     for (int i = 0; i < n; ++i) {
       const double ai = a[i];
       double* g = gram + i * n;
-      for (int k = 0; k < n; ++k) g[k] += ai * static_cast<double>(a[k]);
+      for (int k = 0; k <= i; ++k) g[k] += ai * static_cast<double>(a[k]);
     }
   }
 }
@@ -231,17 +250,17 @@ void AddGramDynamic(const Scalar* first_row, int rows, int stride, int n, double
 }  // namespace
 
 template <typename Scalar>
-void LandmarkBlock<Scalar>::AddColumnGram(int c0, int n, int row_begin, int row_end,
+void LandmarkBlock<Scalar>::AddColumnGramLower(int c0, int n, int row_begin, int row_end,
                                           double* gram) const {
   const int rows = row_end - row_begin;
   if (rows <= 0) return;
   const Scalar* first = row(row_begin) + c0;
   switch (n) {
-    case 3: return AddGramFixed<3>(first, rows, stride_, gram);
-    case 6: return AddGramFixed<6>(first, rows, stride_, gram);
-    case 7: return AddGramFixed<7>(first, rows, stride_, gram);
-    case 9: return AddGramFixed<9>(first, rows, stride_, gram);
-    default: return AddGramDynamic(first, rows, stride_, n, gram);
+    case 3: return AddGramLowerFixed<3>(first, rows, stride_, gram);
+    case 6: return AddGramLowerFixed<6>(first, rows, stride_, gram);
+    case 7: return AddGramLowerFixed<7>(first, rows, stride_, gram);
+    case 9: return AddGramLowerFixed<9>(first, rows, stride_, gram);
+    default: return AddGramLowerDynamic(first, rows, stride_, n, gram);
   }
 }
 

@@ -98,9 +98,11 @@ class LandmarkBlock {
   void AddReducedRhs(Scalar* y) const;
   // y (nc) += B^T B x, fused so that the block is streamed once.
   void MultiplyReducedNormalAdd(const Scalar* x, Scalar* y) const;
-  // gram (n x n, row-major, double) += A[r, c0:c0+n]^T A[r, c0:c0+n] summed
-  // over rows [row_begin, row_end).
-  void AddColumnGram(int c0, int n, int row_begin, int row_end, double* gram) const;
+  // Lower triangle (i >= k) of gram (n x n, row-major, double) +=
+  // A[r, c0:c0+n]^T A[r, c0:c0+n] summed over rows [row_begin, row_end); the
+  // strict upper triangle is left untouched (callers symmetrize once, after
+  // summing over all blocks).
+  void AddColumnGramLower(int c0, int n, int row_begin, int row_end, double* gram) const;
 
   // Back substitution (paper eq. (backsub_nm)): y_l = R^-1 (Q1^T r - Q1^T Jp y_p)
   // for a gathered camera solution y_p (nc). Returns |Q1^T r|^2 through

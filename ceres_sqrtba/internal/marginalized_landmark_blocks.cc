@@ -91,15 +91,6 @@ void MarginalizedLandmarkBlocks<Scalar>::ScaleColumns(const double* scale) {
 }
 
 template <typename Scalar>
-void MarginalizedLandmarkBlocks<Scalar>::Marginalize() {
-  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-    for (int g = gb; g < ge; ++g) blocks_.block(g).Marginalize(scratch(chunk));
-  });
-  marginalized_ = true;
-  damped_ = false;
-}
-
-template <typename Scalar>
 void MarginalizedLandmarkBlocks<Scalar>::UndoDamping() {
   context_->ForChunks(partition_, [&](int, int gb, int ge) {
     for (int g = gb; g < ge; ++g) {
@@ -110,20 +101,29 @@ void MarginalizedLandmarkBlocks<Scalar>::UndoDamping() {
 }
 
 template <typename Scalar>
-void MarginalizedLandmarkBlocks<Scalar>::MarginalizeAndDamp(const double* d) {
-  if (damped_) UndoDamping();
+void MarginalizedLandmarkBlocks<Scalar>::MarginalizeAndDamp(const double* d,
+                                                            DampedBlockVisitor<Scalar>* visitor) {
+  // From the raw blocks, before the QR (see EnsureCameraGram).
   EnsureCameraGram();
-  if (!marginalized_) Marginalize();
+  const bool undo = damped_;
+  const bool qr = !marginalized_;
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-    Scalar* dl = scratch(chunk);
+    Scalar* work = scratch(chunk);
+    if (visitor != nullptr) visitor->BeginChunk(chunk);
     for (int g = gb; g < ge; ++g) {
       const Group& group = s_.groups[g];
-      if (group.landmark_size == 0) continue;
-      const double* src = d + s_.parameter_blocks[group.landmark].tangent_offset;
-      for (int k = 0; k < group.landmark_size; ++k) dl[k] = static_cast<Scalar>(src[k]);
-      blocks_.block(g).ApplyDamping(dl, blocks_.rotations(g));
+      LandmarkBlock<Scalar> b = blocks_.block(g);
+      if (group.landmark_size > 0) {
+        if (undo) b.UndoDamping(blocks_.rotations(g));
+        if (qr) b.Marginalize(work);
+        const double* src = d + s_.parameter_blocks[group.landmark].tangent_offset;
+        for (int k = 0; k < group.landmark_size; ++k) work[k] = static_cast<Scalar>(src[k]);
+        b.ApplyDamping(work, blocks_.rotations(g));
+      }
+      if (visitor != nullptr) visitor->Visit(chunk, g, b);
     }
   });
+  marginalized_ = true;
   damped_ = true;
 }
 

@@ -22,6 +22,20 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+// Work a solver does on every block right after it is damped, in the same
+// pass over the blocks while the block is still in cache (the top-row Gram
+// of the preconditioner, the right-hand side): one pass over the landmark
+// blocks per solve instead of three. Called from the chunk loop of the work
+// partition: BeginChunk(chunk) before the chunk's first block, then Visit
+// for each of its blocks in order (every group, landmark-free ones too).
+template <typename Scalar>
+class DampedBlockVisitor {
+ public:
+  virtual ~DampedBlockVisitor() = default;
+  virtual void BeginChunk(int chunk) = 0;
+  virtual void Visit(int chunk, int group, const LandmarkBlock<Scalar>& block) = 0;
+};
+
 template <typename Scalar>
 class MarginalizedLandmarkBlocks {
  public:
@@ -39,7 +53,9 @@ class MarginalizedLandmarkBlocks {
   // Marginalizes the landmarks (once per Jacobian) and applies the landmark
   // part of the damping diagonal d (full tangent layout), undoing the previous
   // damping first. Afterwards blocks() holds the damped marginalized blocks.
-  void MarginalizeAndDamp(const double* d);
+  // Undoing, QR, damping and `visitor` (optional) run in one pass over the
+  // blocks.
+  void MarginalizeAndDamp(const double* d, DampedBlockVisitor<Scalar>* visitor = nullptr);
 
   LandmarkBlocks<Scalar>* blocks() { return &blocks_; }
   // Jc^T Jc of the current (scaled) Jacobian; valid after MarginalizeAndDamp.
@@ -47,7 +63,6 @@ class MarginalizedLandmarkBlocks {
 
  private:
   void EnsureCameraGram();
-  void Marginalize();
   void UndoDamping();
   Scalar* scratch(int chunk) {
     return chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;

@@ -53,18 +53,24 @@ template <typename BlockFn>
 void ReducedCameraSystem<Scalar>::Accumulate(const BlockFn& fn, Scalar* y) {
   const int nc = s_.num_camera_parameters;
   context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
-    Scalar* acc = accumulators_.data() + static_cast<size_t>(chunk) * nc;
+    Scalar* acc = accumulator(chunk);
     std::fill(acc, acc + nc, Scalar(0));
-    Scalar* scratch = scratch_.data() + static_cast<size_t>(chunk) * scratch_stride_;
+    Scalar* xb = scratch(chunk);
     for (int g = gbegin; g < gend; ++g) {
       if (s_.groups[g].camera_columns == 0) continue;
       LandmarkBlock<Scalar> b = blocks_->block(g);
-      Scalar* yb = scratch + max_cols_;
+      Scalar* yb = xb + max_cols_;
       std::fill(yb, yb + b.camera_columns(), Scalar(0));
-      fn(g, b, scratch, yb, scratch + 2 * max_cols_);
+      fn(g, b, xb, yb, xb + 2 * max_cols_);
       ScatterAdd(g, yb, acc);
     }
   });
+  SumAccumulators(y);
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::SumAccumulators(Scalar* y) {
+  const int nc = s_.num_camera_parameters;
   const int chunks = partition_.num_chunks();
   context_->For(nc, 4096, [&](int b, int e) {
     for (int i = b; i < e; ++i) {
@@ -93,6 +99,26 @@ void ReducedCameraSystem<Scalar>::Rhs(Scalar* b_out) {
   Accumulate([&](int, LandmarkBlock<Scalar>& b, Scalar*, Scalar* yb,
                  Scalar*) { b.AddReducedRhs(yb); },
              b_out);
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::BeginRhsChunk(int chunk) {
+  Scalar* acc = accumulator(chunk);
+  std::fill(acc, acc + s_.num_camera_parameters, Scalar(0));
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::AddRhs(int chunk, int group, const LandmarkBlock<Scalar>& block) {
+  if (block.camera_columns() == 0) return;
+  Scalar* yb = scratch(chunk) + max_cols_;
+  std::fill(yb, yb + block.camera_columns(), Scalar(0));
+  block.AddReducedRhs(yb);
+  ScatterAdd(group, yb, accumulator(chunk));
+}
+
+template <typename Scalar>
+void ReducedCameraSystem<Scalar>::FinishRhs(Scalar* b) {
+  SumAccumulators(b);
 }
 
 template class ReducedCameraSystem<float>;

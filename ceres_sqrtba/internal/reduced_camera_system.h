@@ -37,6 +37,12 @@ class ReducedCameraSystem : public LinearOperator<Scalar> {
   int num_rows() const override { return s_.num_camera_parameters; }
   void Multiply(const Scalar* x, Scalar* y) override;
   void Rhs(Scalar* b);
+  // Rhs in pieces, for the damping pass (see DampedBlockVisitor):
+  // BeginRhsChunk(chunk), AddRhs for each block of the chunk in order, then
+  // FinishRhs(b) gives what Rhs(b) gives.
+  void BeginRhsChunk(int chunk);
+  void AddRhs(int chunk, int group, const LandmarkBlock<Scalar>& block);
+  void FinishRhs(Scalar* b);
 
   // Per block: gathers the block's camera entries of the reduced vector x.
   void Gather(int group, const Scalar* x, Scalar* xb) const;
@@ -45,6 +51,11 @@ class ReducedCameraSystem : public LinearOperator<Scalar> {
  private:
   template <typename BlockFn>
   void Accumulate(const BlockFn& fn, Scalar* y);
+  Scalar* accumulator(int chunk) {
+    return accumulators_.data() + static_cast<size_t>(chunk) * s_.num_camera_parameters;
+  }
+  Scalar* scratch(int chunk) { return scratch_.data() + static_cast<size_t>(chunk) * scratch_stride_; }
+  void SumAccumulators(Scalar* y);
 
   const ProblemStructure& s_;
   const WorkPartition& partition_;

@@ -32,7 +32,26 @@ template <typename Scalar>
 LinearSolverSummary SqrtIterativeSchurSolver<Scalar>::Solve(const double* d, double eta,
                                                             double* y,
                                                             double* jy_squared_norm) {
-  landmarks_.MarginalizeAndDamp(d);
+  // One pass over the blocks: QR (new Jacobian) or undoing the previous
+  // damping (new radius), damping, and, while each block is in cache, its
+  // top-row Gram for the preconditioner and its share of the right-hand side.
+  const bool visit_top_rows = preconditioner_ != nullptr && preconditioner_->CanVisit();
+  struct Visitor : DampedBlockVisitor<Scalar> {
+    ReducedCameraSystem<Scalar>* system;
+    BlockJacobiPreconditioner<Scalar>* preconditioner;  // nullptr: not visited
+    void BeginChunk(int chunk) override {
+      system->BeginRhsChunk(chunk);
+      if (preconditioner != nullptr) preconditioner->BeginChunk(chunk);
+    }
+    void Visit(int chunk, int group, const LandmarkBlock<Scalar>& block) override {
+      system->AddRhs(chunk, group, block);
+      if (preconditioner != nullptr) preconditioner->AddTopRows(chunk, group, block);
+    }
+  } visitor;
+  visitor.system = &system_;
+  visitor.preconditioner = visit_top_rows ? preconditioner_.get() : nullptr;
+  landmarks_.MarginalizeAndDamp(d, &visitor);
+  system_.FinishRhs(rhs_.data());
   // The pose damping lambda D_p^2 enters only the products (paper eq. (cg_mult)).
   const double* dp = d + s_.camera_tangent_begin;
   for (int i = 0; i < s_.num_camera_parameters; ++i) {
@@ -42,9 +61,8 @@ LinearSolverSummary SqrtIterativeSchurSolver<Scalar>::Solve(const double* d, dou
   system_.SetDamping(damping_squared_.data());
   if (preconditioner_ != nullptr) {
     preconditioner_->Compute(landmarks_.blocks(), landmarks_.camera_gram(),
-                             damping_squared_double_.data(), context_);
+                             damping_squared_double_.data(), context_, visit_top_rows);
   }
-  system_.Rhs(rhs_.data());
   PcgOptions pcg_options;
   pcg_options.min_num_iterations = options_.min_num_iterations;
   pcg_options.max_num_iterations = options_.max_num_iterations;
