@@ -169,12 +169,13 @@ void LandmarkBlock<Scalar>::MultiplyReducedTransposeAdd(const Scalar* t,
   VectorMap<Scalar>(y, nc_).noalias() += b.transpose() * ConstVectorMap<Scalar>(t, obs_rows_);
 }
 
-// y += B^T B x, one row at a time so that each row is read from memory once:
+// y = B^T B x, one row at a time so that each row is read from memory once:
 // the product with the reduced camera system is memory bound.
 template <typename Scalar>
-void LandmarkBlock<Scalar>::MultiplyReducedNormalAdd(const Scalar* x, Scalar* y) const {
+void LandmarkBlock<Scalar>::MultiplyReducedNormal(const Scalar* x, Scalar* y) const {
   // Four rows at a time: four dot products share the loads of x, and y is
-  // updated once per four rows; each row is read from memory once.
+  // updated once per four rows; each row is read from memory once. The first
+  // group assigns y instead of adding to it.
   using Rows4 = Eigen::Map<const Eigen::Matrix<Scalar, 4, Eigen::Dynamic, Eigen::RowMajor>, 0,
                            Eigen::OuterStride<>>;
   ConstVectorMap<Scalar> xv(x, nc_);
@@ -183,13 +184,22 @@ void LandmarkBlock<Scalar>::MultiplyReducedNormalAdd(const Scalar* x, Scalar* y)
   for (; r + 4 <= obs_rows_; r += 4) {
     Rows4 b(row(d_ + r), 4, nc_, Eigen::OuterStride<>(stride_));
     const Eigen::Matrix<Scalar, 4, 1> t = b * xv;
-    yv.noalias() += b.transpose() * t;
+    if (r == 0) {
+      yv.noalias() = b.transpose() * t;
+    } else {
+      yv.noalias() += b.transpose() * t;
+    }
   }
   for (; r < obs_rows_; ++r) {
     ConstVectorMap<Scalar> a(row(d_ + r), nc_);
     const Scalar t = a.dot(xv);
-    yv += t * a;
+    if (r == 0) {
+      yv = t * a;
+    } else {
+      yv += t * a;
+    }
   }
+  if (obs_rows_ == 0) yv.setZero();
 }
 
 template <typename Scalar>

@@ -96,8 +96,9 @@ class LandmarkBlock {
   void MultiplyReducedTransposeAdd(const Scalar* t, Scalar* y) const;
   // y (nc) += B^T r^, the right-hand side of the reduced system.
   void AddReducedRhs(Scalar* y) const;
-  // y (nc) += B^T B x, fused so that the block is streamed once.
-  void MultiplyReducedNormalAdd(const Scalar* x, Scalar* y) const;
+  // y (nc) = B^T B x, fused so that the block is streamed once (y is
+  // overwritten: no separate clearing pass).
+  void MultiplyReducedNormal(const Scalar* x, Scalar* y) const;
   // Lower triangle (i >= k) of gram (n x n, row-major, double) +=
   // A[r, c0:c0+n]^T A[r, c0:c0+n] summed over rows [row_begin, row_end); the
   // strict upper triangle is left untouched (callers symmetrize once, after

@@ -1,6 +1,7 @@
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 
 #include <algorithm>
+#include <new>
 #include <cmath>
 
 namespace ceres_sqrtba {
@@ -75,7 +76,9 @@ template <typename Scalar>
 LandmarkBlocks<Scalar>::LandmarkBlocks(const ProblemStructure& s,
                                        const LandmarkBlockLayout& layout)
     : s_(s), layout_(layout) {
-  data_.reset(new Scalar[std::max<int64_t>(1, layout.total_scalars)]);
+  data_.reset(static_cast<Scalar*>(
+      AllocateLarge(std::max<int64_t>(1, layout.total_scalars) * static_cast<int64_t>(sizeof(Scalar)))));
+  if (data_ == nullptr) throw std::bad_alloc();
   rotations_.resize(std::max<int64_t>(1, layout.rotation_scalars));
   rotation_offset_.resize(s.groups.size());
   int64_t r = 0;

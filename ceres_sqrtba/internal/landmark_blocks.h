@@ -18,6 +18,7 @@
 
 #include "ceres_sqrtba/internal/evaluator.h"
 #include "ceres_sqrtba/internal/landmark_block.h"
+#include "ceres_sqrtba/internal/memory.h"
 #include "ceres_sqrtba/internal/problem_structure.h"
 
 namespace ceres_sqrtba {
@@ -88,8 +89,9 @@ class LandmarkBlocks : public JacobianWriter {
   const LandmarkBlockLayout& layout_;
   // Not value-initialized: every block is cleared by the first residual block
   // written into it, by the thread that evaluates it, so the pages are first
-  // touched in parallel and not zeroed twice.
-  std::unique_ptr<Scalar[]> data_;
+  // touched in parallel and not zeroed twice. Huge pages where available
+  // (AllocateLarge).
+  std::unique_ptr<Scalar[], FreeDeleter> data_;
   std::vector<Scalar> rotations_;
   std::vector<int64_t> rotation_offset_;
   const double* scale_ = nullptr;

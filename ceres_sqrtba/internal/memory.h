@@ -14,6 +14,16 @@ int64_t AvailableMemoryBytes();
 // "12.3 MiB"
 std::string FormatBytes(int64_t bytes);
 
+// Uninitialized storage for `bytes` bytes, released with std::free (see
+// FreeDeleter). Large buffers are aligned to 2 MiB and marked for transparent
+// huge pages (madvise(MADV_HUGEPAGE), Linux): the landmark blocks are first
+// touched during the first evaluation, and with 4 KiB pages that costs one page
+// fault per 4 KiB. nullptr if the allocation fails.
+void* AllocateLarge(int64_t bytes);
+struct FreeDeleter {
+  void operator()(void* p) const;
+};
+
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
