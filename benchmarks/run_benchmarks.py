@@ -9,8 +9,10 @@ library is used otherwise.
 """
 
 import argparse
+import csv
 import datetime
 import os
+import shutil
 import shlex
 import sys
 
@@ -98,6 +100,10 @@ def build_parser():
     runs.add_argument("--num-iterations", type=_positive_int,
                       default=solvers.DEFAULT_NUM_ITERATIONS,
                       help="--num_iterations of every run (default %(default)s)")
+    runs.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
+                      help="run every (problem, solver) pair N times, solvers interleaved, "
+                           "and keep the run with the median solver time (all runs are "
+                           "listed in repeats.csv; this machine's timings vary by 5-10%%)")
     runs.add_argument("--timeout", type=float, default=3600.0,
                       help="seconds after which a run is killed and recorded as timeout "
                            "(default %(default)s; 0 = never)")
@@ -136,21 +142,70 @@ def _progress(index, total, run):
                                       run["status"], detail), flush=True)
 
 
+def representative(runs):
+    """The run that stands for repeated runs of one (problem, solver) pair: a failed
+    or timed-out run if there is one (a pair that fails once is not reliable),
+    otherwise the run with the median solver time (the lower median for an even
+    count)."""
+    bad = [r for r in runs if r["status"] != bench_io.STATUS_OK]
+    if bad:
+        return bad[0]
+    ordered = sorted(runs, key=lambda r: r["solver_seconds"])
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _copy_run_files(src_dir, run, out_dir):
+    for key in ("trace", "summary", "log"):
+        src = os.path.join(src_dir, run[key])
+        if os.path.exists(src):
+            shutil.copyfile(src, os.path.join(out_dir, run[key]))
+
+
 def run_all(args, problem_list, out_dir):
     """Run every (problem, solver) pair; runs.csv is rewritten after each run so
-    an interrupted benchmark still leaves a usable (partial) results folder."""
+    an interrupted benchmark still leaves a usable (partial) results folder.
+    With --repeat N every pair runs N times (round robin over the solvers, so
+    that a slow spell of the machine hits all of them), each repetition in
+    repeat-<i>/, and the representative run's files are copied to traces/."""
     os.makedirs(os.path.join(out_dir, runner.TRACES_DIR), exist_ok=True)
     common = solvers.common_flags(args.num_iterations, args.threads)
     report.save_machine_info(out_dir, report.collect_machine_info(
         args.threads, os.path.abspath(args.binary), REPO_ROOT, common))
-    pairs = [(p, solvers.by_name(s)) for p in problem_list for s in args.solvers]
-    runs = []
-    for index, (problem, solver) in enumerate(pairs, 1):
-        runs.append(runner.run_one(args.binary, problem, solver, common, out_dir,
-                                   args.threads, args.timeout or None))
+    repeat = getattr(args, "repeat", 1)
+    total = len(problem_list) * len(args.solvers) * repeat
+    runs, all_runs, index = [], [], 0
+    for problem in problem_list:
+        tries = {name: [] for name in args.solvers}
+        for rep in range(1, repeat + 1):
+            run_dir = out_dir if repeat == 1 else os.path.join(out_dir, "repeat-%d" % rep)
+            os.makedirs(os.path.join(run_dir, runner.TRACES_DIR), exist_ok=True)
+            for name in args.solvers:
+                run = runner.run_one(args.binary, problem, solvers.by_name(name), common, run_dir,
+                                     args.threads, args.timeout or None)
+                tries[name].append((rep, run_dir, run))
+                index += 1
+                _progress(index, total, run)
+        for name in args.solvers:
+            chosen = representative([run for _, _, run in tries[name]])
+            for rep, run_dir, run in tries[name]:
+                all_runs.append(dict(run, repeat=rep, chosen=int(run is chosen)))
+                if run is chosen and run_dir != out_dir:
+                    _copy_run_files(run_dir, run, out_dir)
+            runs.append(chosen)
         bench_io.write_runs(os.path.join(out_dir, "runs.csv"), runs)
-        _progress(index, len(pairs), runs[-1])
+        if repeat > 1:
+            _write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs)
     return runs
+
+
+def _write_repeats(path, all_runs):
+    fields = ["problem", "solver", "repeat", "chosen", "status", "solver_seconds",
+              "wall_seconds", "peak_rss_mib", "final_cost"]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        for run in all_runs:
+            writer.writerow(run)
 
 
 def make_report(out_dir, runs, docs_path=None):

@@ -150,6 +150,38 @@ class SyntheticFallbackTest(Workspace):
                          r"time/iteration vs observations, log-log slope \| 1 \|")
 
 
+class RepeatTest(Workspace):
+    def test_repeats_keep_the_median_run_and_list_all(self):
+        out = os.path.join(self.tmp, "repeat")
+        completed = e2e_driver.run_driver(FAKE, out, ["--no-bal", "--synthetic", "5k",
+                                                      "--solvers", "sqrt-single,ceres-implicit",
+                                                      "--num-iterations", "4", "--repeat", "3"])
+        self.assertEqual(completed.returncode, 0, completed.stderr)
+        self.assertNoErrors(check_results.check(out, require_ok=True)[0])
+        with open(os.path.join(out, "repeats.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 6)
+        runs = runs_by_solver(out)
+        for solver in ("sqrt-single", "ceres-implicit"):
+            mine = [r for r in rows if r["solver"] == solver]
+            self.assertEqual(sorted(int(r["repeat"]) for r in mine), [1, 2, 3])
+            chosen = [r for r in mine if r["chosen"] == "1"]
+            self.assertEqual(len(chosen), 1)
+            seconds = sorted(float(r["solver_seconds"]) for r in mine)
+            self.assertEqual(float(chosen[0]["solver_seconds"]), seconds[1])
+            self.assertAlmostEqual(runs[solver]["solver_seconds"], seconds[1])
+            # The kept run's files are the ones in traces/.
+            self.assertTrue(os.path.isfile(os.path.join(out, runs[solver]["trace"])))
+
+    def test_a_run_that_fails_once_is_kept_as_failed(self):
+        sys.path.insert(0, os.path.dirname(TESTS_DIR))
+        import run_benchmarks  # noqa: E402
+        ok = [{"status": "ok", "solver_seconds": t} for t in (3.0, 1.0, 2.0, 4.0)]
+        self.assertEqual(run_benchmarks.representative(ok)["solver_seconds"], 2.0)
+        failed = {"status": "failed", "solver_seconds": None}
+        self.assertIs(run_benchmarks.representative(ok[:2] + [failed]), failed)
+
+
 class FailedRunsTest(Workspace):
     SOLVERS = "sqrt-single,sqrt-double,ceres-implicit,ceres-explicit,ceres-sparse-schur"
 
