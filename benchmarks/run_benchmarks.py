@@ -171,7 +171,7 @@ def run_all(args, problem_list, out_dir):
     common = solvers.common_flags(args.num_iterations, args.threads)
     report.save_machine_info(out_dir, report.collect_machine_info(
         args.threads, os.path.abspath(args.binary), REPO_ROOT, common))
-    repeat = getattr(args, "repeat", 1)
+    repeat = args.repeat
     total = len(problem_list) * len(args.solvers) * repeat
     runs, all_runs, index = [], [], 0
     for problem in problem_list:

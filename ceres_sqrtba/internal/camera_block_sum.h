@@ -30,7 +30,7 @@ class CameraBlockSum {
     }
     const int64_t copies = static_cast<int64_t>(partition.num_chunks()) * offset_.back();
     block_major_ = copies <= (int64_t{1} << 22);  // at most 32 MiB of copies
-    if (block_major_) chunk_sums_.resize(std::max<int64_t>(1, copies));
+    if (block_major_) chunk_sums_ = PerChunk<double>(partition.num_chunks(), offset_.back());
   }
 
   // Size of the output: the n_c x n_c matrices of all cameras, back to back.
@@ -73,7 +73,7 @@ class CameraBlockSum {
     std::fill(sums, sums + size(), 0.0);
     return sums;
   }
-  double* ChunkSums(int chunk) { return chunk_sums_.data() + static_cast<size_t>(chunk) * size(); }
+  double* ChunkSums(int chunk) { return chunk_sums_[chunk]; }
   template <typename Fn>
   void AddGroup(int g, double* sums, const Fn& fn) const {
     const Group& group = s_.groups[g];
@@ -85,15 +85,7 @@ class CameraBlockSum {
     }
   }
   void Reduce(ParallelContext* context, double* out) const {
-    const int total = size();
-    const int chunks = partition_.num_chunks();
-    context->For(total, 1024, [&](int b, int e) {
-      for (int i = b; i < e; ++i) {
-        double v = 0.0;
-        for (int c = 0; c < chunks; ++c) v += chunk_sums_[static_cast<size_t>(c) * total + i];
-        out[i] = v;
-      }
-    });
+    chunk_sums_.SumInto(context, size(), out);
   }
 
  private:
@@ -101,7 +93,7 @@ class CameraBlockSum {
   const WorkPartition& partition_;
   std::vector<int> offset_;
   bool block_major_ = false;
-  std::vector<double> chunk_sums_;
+  PerChunk<double> chunk_sums_;
 };
 
 }  // namespace internal

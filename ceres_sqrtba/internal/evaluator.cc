@@ -54,7 +54,7 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
   const int chunks = partition.num_chunks();
   chunk_cost_.resize(chunks);
   chunk_ok_.resize(chunks);
-  chunk_camera_gradient_.resize(static_cast<size_t>(chunks) * s.num_camera_parameters);
+  chunk_camera_gradient_ = PerChunk<double>(chunks, s.num_camera_parameters);
   scratch_.resize(chunks);
   for (Scratch& sc : scratch_) {
     sc.residuals.resize(std::max(1, max_residuals_));
@@ -102,7 +102,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
   context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
     Scratch& sc = scratch_[chunk];
     double* camera_gradient =
-        gradient != nullptr ? chunk_camera_gradient_.data() + static_cast<size_t>(chunk) * nc : nullptr;
+        gradient != nullptr ? chunk_camera_gradient_[chunk] : nullptr;
     if (camera_gradient != nullptr) std::fill(camera_gradient, camera_gradient + nc, 0.0);
     double chunk_cost = 0.0;
     bool ok = true;
@@ -214,14 +214,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
   if (!std::isfinite(total)) return false;
   *cost = total;
   if (gradient != nullptr && nc > 0) {
-    double* camera_gradient = gradient + s_.camera_tangent_begin;
-    const int chunks = partition_.num_chunks();
-    context_->For(nc, 4096, [&](int b, int e) {
-      for (int c = 0; c < chunks; ++c) {
-        const double* acc = chunk_camera_gradient_.data() + static_cast<size_t>(c) * nc;
-        for (int i = b; i < e; ++i) camera_gradient[i] += acc[i];
-      }
-    });
+    chunk_camera_gradient_.SumInto(context_, nc, gradient + s_.camera_tangent_begin);
   }
   return true;
 }

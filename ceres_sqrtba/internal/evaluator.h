@@ -72,7 +72,7 @@ class Evaluator {
   std::vector<double> plus_jacobians_;
   std::vector<double> chunk_cost_;
   std::vector<char> chunk_ok_;
-  std::vector<double> chunk_camera_gradient_;  // num_chunks x num_camera_parameters
+  PerChunk<double> chunk_camera_gradient_;  // per chunk: num_camera_parameters
   std::vector<Scratch> scratch_;                // one per chunk
 };
 

@@ -7,9 +7,8 @@ template <typename Scalar>
 LandmarkBackSubstitution<Scalar>::LandmarkBackSubstitution(const ProblemStructure& s,
                                                            const LandmarkBlockLayout& layout,
                                                            const WorkPartition& partition)
-    : s_(s), partition_(partition), max_cols_(layout.max_cols), max_obs_rows_(layout.max_obs_rows) {
-  scratch_stride_ = max_obs_rows_ + 2 * max_cols_;
-  scratch_.resize(static_cast<size_t>(partition.num_chunks()) * scratch_stride_);
+    : s_(s), partition_(partition), max_cols_(layout.max_cols), max_obs_rows_(layout.max_obs_rows),
+      scratch_(partition.num_chunks(), max_obs_rows_ + 2 * max_cols_) {
   chunk_sums_.resize(partition.num_chunks());
 }
 
@@ -17,7 +16,7 @@ template <typename Scalar>
 double LandmarkBackSubstitution<Scalar>::Run(LandmarkBlocks<Scalar>* blocks, const double* d,
                                              double* y, ParallelContext* context) {
   context->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-    Scalar* yb = scratch_.data() + static_cast<size_t>(chunk) * scratch_stride_;
+    Scalar* yb = scratch_[chunk];
     Scalar* t = yb + max_cols_;
     Scalar* yl = t + max_obs_rows_;
     double sum = 0.0;

@@ -49,8 +49,7 @@ class LandmarkBackSubstitution {
   const WorkPartition& partition_;
   int max_cols_ = 0;
   int max_obs_rows_ = 0;
-  int scratch_stride_ = 0;
-  std::vector<Scalar> scratch_;     // per chunk: y_p gathered, B y_p, y_l
+  PerChunk<Scalar> scratch_;        // per chunk: y_p gathered, B y_p, y_l
   std::vector<double> chunk_sums_;  // per chunk: its part of |J y|^2
 };
 

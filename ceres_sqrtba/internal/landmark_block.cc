@@ -43,11 +43,10 @@ void LandmarkBlock<Scalar>::ScaleColumns(const Scalar* scale) {
 }
 
 template <typename Scalar>
-void LandmarkBlock<Scalar>::AddSquaredColumnNorms(double* norms) const {
-  const int n = nc_ + d_;
+void LandmarkBlock<Scalar>::AddLandmarkColumnNorms(double* norms) const {
   for (int r = 0; r < obs_rows_; ++r) {
-    const Scalar* a = row(r);
-    for (int c = 0; c < n; ++c) norms[c] += static_cast<double>(a[c]) * a[c];
+    const Scalar* a = row(r) + nc_;
+    for (int k = 0; k < d_; ++k) norms[k] += static_cast<double>(a[k]) * a[k];
   }
 }
 

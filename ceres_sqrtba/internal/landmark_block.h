@@ -79,8 +79,9 @@ class LandmarkBlock {
   void SetZero();
   // Multiplies column c by scale[c] (c < nc + d; the residual is not scaled).
   void ScaleColumns(const Scalar* scale);
-  // Adds the squared column norms of the observation rows to norms[0..nc+d).
-  void AddSquaredColumnNorms(double* norms) const;
+  // Adds the squared norms of the landmark columns over the observation rows
+  // to norms[0..d).
+  void AddLandmarkColumnNorms(double* norms) const;
 
   // In-place QR of the landmark columns over the observation rows.
   // scratch: at least obs_rows() + cols() scalars.

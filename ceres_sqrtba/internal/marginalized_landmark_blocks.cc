@@ -15,10 +15,8 @@ MarginalizedLandmarkBlocks<Scalar>::MarginalizedLandmarkBlocks(const ProblemStru
       partition_(partition),
       context_(context),
       blocks_(s, layout),
-      camera_gram_(s, partition) {
-  chunk_scratch_stride_ = layout.max_obs_rows + 2 * layout.max_cols;
-  chunk_scratch_.resize(static_cast<size_t>(partition.num_chunks()) * chunk_scratch_stride_);
-}
+      camera_gram_(s, partition),
+      scratch_(partition.num_chunks(), layout.max_obs_rows + 2 * layout.max_cols) {}
 
 template <typename Scalar>
 JacobianWriter* MarginalizedLandmarkBlocks<Scalar>::writer() {
@@ -48,12 +46,7 @@ void MarginalizedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
     for (int g = gb; g < ge; ++g) {
       const Group& group = s_.groups[g];
       if (group.landmark < 0) continue;
-      const LandmarkBlock<Scalar> b = blocks_.block(g);
-      double* out = norms + s_.parameter_blocks[group.landmark].tangent_offset;
-      for (int r = 0; r < b.obs_rows(); ++r) {
-        const Scalar* a = b.row(r) + b.camera_columns();
-        for (int k = 0; k < group.landmark_size; ++k) out[k] += static_cast<double>(a[k]) * a[k];
-      }
+      blocks_.block(g).AddLandmarkColumnNorms(norms + s_.parameter_blocks[group.landmark].tangent_offset);
     }
   });
   // Camera columns: the diagonals of the camera Gram matrices.
@@ -72,7 +65,7 @@ void MarginalizedLandmarkBlocks<Scalar>::ScaleColumns(const double* scale) {
   if (camera_gram_valid_) camera_gram_.Scale(scale);
   blocks_.SetColumnScale(scale_.data());
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-    Scalar* col_scale = scratch(chunk);
+    Scalar* col_scale = scratch_[chunk];
     for (int g = gb; g < ge; ++g) {
       const Group& group = s_.groups[g];
       int col = 0;
@@ -108,7 +101,7 @@ void MarginalizedLandmarkBlocks<Scalar>::MarginalizeAndDamp(const double* d,
   const bool undo = damped_;
   const bool qr = !marginalized_;
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-    Scalar* work = scratch(chunk);
+    Scalar* work = scratch_[chunk];
     if (visitor != nullptr) visitor->BeginChunk(chunk);
     for (int g = gb; g < ge; ++g) {
       const Group& group = s_.groups[g];

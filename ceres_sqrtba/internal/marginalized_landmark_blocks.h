@@ -64,9 +64,6 @@ class MarginalizedLandmarkBlocks {
  private:
   void EnsureCameraGram();
   void UndoDamping();
-  Scalar* scratch(int chunk) {
-    return chunk_scratch_.data() + static_cast<size_t>(chunk) * chunk_scratch_stride_;
-  }
 
   const ProblemStructure& s_;
   const LandmarkBlockLayout& layout_;
@@ -78,8 +75,7 @@ class MarginalizedLandmarkBlocks {
   bool marginalized_ = false;
   bool damped_ = false;
   std::vector<double> scale_;
-  std::vector<Scalar> chunk_scratch_;
-  int chunk_scratch_stride_ = 0;
+  PerChunk<Scalar> scratch_;  // per chunk: QR scratch, damping values, column scale
 };
 
 extern template class MarginalizedLandmarkBlocks<float>;

@@ -75,6 +75,42 @@ class ParallelContext {
   std::unique_ptr<tbb::task_arena> arena_;
 };
 
+// One slot of `size` values per chunk of a work partition, back to back in one
+// allocation: the per-chunk accumulators and scratch of the parallel passes,
+// so that no two chunks share memory and sums can be taken in chunk order.
+template <typename T>
+class PerChunk {
+ public:
+  PerChunk() = default;
+  PerChunk(int num_chunks, int64_t size)
+      : num_chunks_(num_chunks), size_(size),
+        data_(static_cast<size_t>(num_chunks) * static_cast<size_t>(size)) {}
+
+  int num_chunks() const { return num_chunks_; }
+  int64_t size() const { return size_; }
+  T* operator[](int chunk) { return data_.data() + static_cast<size_t>(chunk) * size_; }
+  const T* operator[](int chunk) const {
+    return data_.data() + static_cast<size_t>(chunk) * size_;
+  }
+
+  // out[i] = sum over chunks c, in chunk order, of slot c's value i, for
+  // i < n (n <= size()): the deterministic reduction of the chunk slots.
+  void SumInto(ParallelContext* context, int64_t n, T* out) const {
+    context->For(static_cast<int>(n), 4096, [&](int b, int e) {
+      for (int i = b; i < e; ++i) {
+        T v = 0;
+        for (int c = 0; c < num_chunks_; ++c) v += (*this)[c][i];
+        out[i] = v;
+      }
+    });
+  }
+
+ private:
+  int num_chunks_ = 0;
+  int64_t size_ = 0;
+  std::vector<T> data_;
+};
+
 }  // namespace internal
 }  // namespace ceres_sqrtba
 

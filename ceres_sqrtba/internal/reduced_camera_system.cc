@@ -19,11 +19,12 @@ ReducedCameraSystem<Scalar>::ReducedCameraSystem(const ProblemStructure& s,
     camera_offset_[i] = pb.tangent_offset - s.camera_tangent_begin;
     camera_size_[i] = pb.tangent_size;
   }
-  max_obs_rows_ = layout.max_obs_rows;
   max_cols_ = layout.max_cols;
-  scratch_stride_ = 2 * max_cols_ + max_obs_rows_;
-  accumulators_.resize(static_cast<size_t>(partition.num_chunks()) * s.num_camera_parameters);
-  scratch_.resize(static_cast<size_t>(partition.num_chunks()) * scratch_stride_);
+  accumulators_ = PerChunk<Scalar>(partition.num_chunks(), s.num_camera_parameters);
+  // xb and yb; the max_obs_rows more scalars per chunk are unused, but keep
+  // every chunk's xb and yb where they were: Eigen's vectorized products
+  // round according to the alignment of their operands.
+  scratch_ = PerChunk<Scalar>(partition.num_chunks(), 2 * max_cols_ + layout.max_obs_rows);
 }
 
 namespace {
@@ -74,79 +75,56 @@ void ReducedCameraSystem<Scalar>::ScatterAdd(int group, const Scalar* yb, Scalar
   }
 }
 
+// y = sum over blocks of B_b^T (B_b x_b) + lambda D_p^2 x: every chunk scatters
+// its blocks' products into its own accumulator, summed in chunk order.
 template <typename Scalar>
-template <typename BlockFn>
-void ReducedCameraSystem<Scalar>::Accumulate(const BlockFn& fn, Scalar* y) {
+void ReducedCameraSystem<Scalar>::Multiply(const Scalar* x, Scalar* y) {
   const int nc = s_.num_camera_parameters;
   context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
-    Scalar* acc = accumulator(chunk);
+    Scalar* acc = accumulators_[chunk];
     std::fill(acc, acc + nc, Scalar(0));
-    Scalar* xb = scratch(chunk);
+    Scalar* xb = scratch_[chunk];
+    Scalar* yb = xb + max_cols_;
     for (int g = gbegin; g < gend; ++g) {
       if (s_.groups[g].camera_columns == 0) continue;
-      LandmarkBlock<Scalar> b = blocks_->block(g);
-      Scalar* yb = xb + max_cols_;
-      fn(g, b, xb, yb, xb + 2 * max_cols_);  // sets yb
+      const LandmarkBlock<Scalar> b = blocks_->block(g);
+      Gather(g, x, xb);
+      b.MultiplyReducedNormal(xb, yb);
       ScatterAdd(g, yb, acc);
     }
   });
-  SumAccumulators(y);
-}
-
-template <typename Scalar>
-void ReducedCameraSystem<Scalar>::SumAccumulators(Scalar* y) {
-  const int nc = s_.num_camera_parameters;
-  const int chunks = partition_.num_chunks();
-  context_->For(nc, 4096, [&](int b, int e) {
-    for (int i = b; i < e; ++i) {
-      Scalar v = 0;
-      for (int c = 0; c < chunks; ++c) v += accumulators_[static_cast<size_t>(c) * nc + i];
-      y[i] = v;
-    }
-  });
-}
-
-template <typename Scalar>
-void ReducedCameraSystem<Scalar>::Multiply(const Scalar* x, Scalar* y) {
-  Accumulate(
-      [&](int g, LandmarkBlock<Scalar>& b, Scalar* xb, Scalar* yb, Scalar*) {
-        Gather(g, x, xb);
-        b.MultiplyReducedNormal(xb, yb);
-      },
-      y);
+  accumulators_.SumInto(context_, nc, y);
   if (damping_squared_ != nullptr) {
-    for (int i = 0; i < s_.num_camera_parameters; ++i) y[i] += damping_squared_[i] * x[i];
+    for (int i = 0; i < nc; ++i) y[i] += damping_squared_[i] * x[i];
   }
 }
 
 template <typename Scalar>
-void ReducedCameraSystem<Scalar>::Rhs(Scalar* b_out) {
-  Accumulate(
-      [&](int, LandmarkBlock<Scalar>& b, Scalar*, Scalar* yb, Scalar*) {
-        std::fill(yb, yb + b.camera_columns(), Scalar(0));
-        b.AddReducedRhs(yb);
-      },
-      b_out);
+void ReducedCameraSystem<Scalar>::Rhs(Scalar* b) {
+  context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
+    BeginRhsChunk(chunk);
+    for (int g = gbegin; g < gend; ++g) AddRhs(chunk, g, blocks_->block(g));
+  });
+  FinishRhs(b);
 }
 
 template <typename Scalar>
 void ReducedCameraSystem<Scalar>::BeginRhsChunk(int chunk) {
-  Scalar* acc = accumulator(chunk);
-  std::fill(acc, acc + s_.num_camera_parameters, Scalar(0));
+  std::fill(accumulators_[chunk], accumulators_[chunk] + s_.num_camera_parameters, Scalar(0));
 }
 
 template <typename Scalar>
 void ReducedCameraSystem<Scalar>::AddRhs(int chunk, int group, const LandmarkBlock<Scalar>& block) {
   if (block.camera_columns() == 0) return;
-  Scalar* yb = scratch(chunk) + max_cols_;
+  Scalar* yb = scratch_[chunk] + max_cols_;
   std::fill(yb, yb + block.camera_columns(), Scalar(0));
   block.AddReducedRhs(yb);
-  ScatterAdd(group, yb, accumulator(chunk));
+  ScatterAdd(group, yb, accumulators_[chunk]);
 }
 
 template <typename Scalar>
 void ReducedCameraSystem<Scalar>::FinishRhs(Scalar* b) {
-  SumAccumulators(b);
+  accumulators_.SumInto(context_, s_.num_camera_parameters, b);
 }
 
 template class ReducedCameraSystem<float>;

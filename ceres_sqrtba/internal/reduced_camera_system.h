@@ -37,9 +37,9 @@ class ReducedCameraSystem : public LinearOperator<Scalar> {
   int num_rows() const override { return s_.num_camera_parameters; }
   void Multiply(const Scalar* x, Scalar* y) override;
   void Rhs(Scalar* b);
-  // Rhs in pieces, for the damping pass (see DampedBlockVisitor):
-  // BeginRhsChunk(chunk), AddRhs for each block of the chunk in order, then
-  // FinishRhs(b) gives what Rhs(b) gives.
+  // Rhs in pieces, for the damping pass (see DampedBlockVisitor), and what
+  // Rhs itself runs: BeginRhsChunk(chunk), AddRhs for each block of the chunk
+  // in order, then FinishRhs(b).
   void BeginRhsChunk(int chunk);
   void AddRhs(int chunk, int group, const LandmarkBlock<Scalar>& block);
   void FinishRhs(Scalar* b);
@@ -49,14 +49,6 @@ class ReducedCameraSystem : public LinearOperator<Scalar> {
   void ScatterAdd(int group, const Scalar* yb, Scalar* y) const;
 
  private:
-  template <typename BlockFn>
-  void Accumulate(const BlockFn& fn, Scalar* y);
-  Scalar* accumulator(int chunk) {
-    return accumulators_.data() + static_cast<size_t>(chunk) * s_.num_camera_parameters;
-  }
-  Scalar* scratch(int chunk) { return scratch_.data() + static_cast<size_t>(chunk) * scratch_stride_; }
-  void SumAccumulators(Scalar* y);
-
   const ProblemStructure& s_;
   const WorkPartition& partition_;
   LandmarkBlocks<Scalar>* blocks_;
@@ -64,10 +56,8 @@ class ReducedCameraSystem : public LinearOperator<Scalar> {
   const Scalar* damping_squared_ = nullptr;
   std::vector<int> camera_offset_;  // per entry of group_cameras: reduced offset
   std::vector<int> camera_size_;
-  std::vector<Scalar> accumulators_;  // num_chunks x num_camera_parameters
-  std::vector<Scalar> scratch_;       // per chunk: xb, t, yb
-  int scratch_stride_ = 0;
-  int max_obs_rows_ = 0;
+  PerChunk<Scalar> accumulators_;  // per chunk: num_camera_parameters
+  PerChunk<Scalar> scratch_;       // per chunk: xb, yb (max_cols each), unused rest
   int max_cols_ = 0;
 };
 
