@@ -15,6 +15,7 @@
 #include "ceres_sqrtba/internal/options_validation.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/problem_structure.h"
+#include "ceres_sqrtba/internal/projected_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/progress_logging.h"
 #include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/sqrt_sparse_schur_solver.h"
@@ -122,11 +123,23 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   // them before allocating.
   const bool single = options.precision == SINGLE_PRECISION;
   const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
-  internal::LandmarkBlockLayout layout(s, single ? 4 : 8);
-  const int64_t block_bytes = single ? internal::LandmarkBlocks<float>::RequiredBytes(layout)
-                                     : internal::LandmarkBlocks<double>::RequiredBytes(layout);
+  const bool projected = !sparse && !options.use_explicit_reduced_rows;
+  // Only the layout of the chosen storage is built.
+  std::unique_ptr<internal::LandmarkBlockLayout> explicit_layout;
+  std::unique_ptr<internal::ProjectedBlockLayout> projected_layout;
+  if (projected) {
+    projected_layout = std::make_unique<internal::ProjectedBlockLayout>(s);
+  } else {
+    explicit_layout = std::make_unique<internal::LandmarkBlockLayout>(s, single ? 4 : 8);
+  }
+  auto required_bytes = [&](bool single_precision) -> int64_t {
+    if (projected) return projected_layout->RequiredBytes(single_precision ? 4 : 8);
+    return single_precision ? internal::LandmarkBlocks<float>::RequiredBytes(*explicit_layout)
+                            : internal::LandmarkBlocks<double>::RequiredBytes(*explicit_layout);
+  };
+  const int64_t block_bytes = required_bytes(single);
   const int64_t matrix_bytes =
-      sparse ? internal::StackedReducedMatrix::RequiredBytes(s, layout) : 0;
+      sparse ? internal::StackedReducedMatrix::RequiredBytes(s, *explicit_layout) : 0;
   const int64_t limit = options.memory_limit_in_bytes > 0 ? options.memory_limit_in_bytes
                                                           : internal::AvailableMemoryBytes();
   if (limit > 0 && block_bytes + matrix_bytes > limit) {
@@ -141,7 +154,8 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   }
   if (options.logging_type != ceres::SILENT) {
     LOG(INFO) << "ceres_sqrtba: " << s.landmarks.size() << " landmarks, " << s.cameras.size()
-              << " cameras, " << s.groups.size() << " landmark blocks taking "
+              << " cameras, " << s.groups.size()
+              << (projected ? " projected" : "") << " landmark blocks taking "
               << internal::FormatBytes(block_bytes) << " in " << (single ? "single" : "double")
               << " precision"
               << (sparse ? ", stacked reduced camera system " + internal::FormatBytes(matrix_bytes)
@@ -163,10 +177,13 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   // The work partition fixes the order of all reductions: it depends on the
   // problem only, never on num_threads (deterministic results).
   const int64_t nc = std::max(1, s.num_camera_parameters);
+  const int64_t block_scalars =
+      projected ? projected_layout->hot_scalars : explicit_layout->total_scalars;
   const int max_chunks = static_cast<int>(
-      std::max<int64_t>(1, std::min<int64_t>(64, layout.total_scalars / (4 * nc))));
-  internal::WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, max_chunks,
-                                    4096);
+      std::max<int64_t>(1, std::min<int64_t>(64, block_scalars / (4 * nc))));
+  internal::WorkPartition partition(static_cast<int>(s.groups.size()),
+                                    projected ? projected_layout->work : explicit_layout->work,
+                                    max_chunks, projected ? 1024 : 4096);
   internal::ParallelContext context(options.num_threads);
   internal::Evaluator evaluator(s, partition, &context);
   internal::SqrtIterativeSchurOptions ls_options;
@@ -176,16 +193,26 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   auto make_linear_solver = [&](bool single_precision) -> std::unique_ptr<internal::LinearSolver> {
     if (sparse) {
       if (single_precision) {
-        return std::make_unique<internal::SqrtSparseSchurSolver<float>>(s, layout, partition, &context);
+        return std::make_unique<internal::SqrtSparseSchurSolver<float>>(s, *explicit_layout,
+                                                                        partition, &context);
       }
-      return std::make_unique<internal::SqrtSparseSchurSolver<double>>(s, layout, partition, &context);
+      return std::make_unique<internal::SqrtSparseSchurSolver<double>>(s, *explicit_layout,
+                                                                       partition, &context);
+    }
+    if (projected) {
+      if (single_precision) {
+        return std::make_unique<internal::ProjectedIterativeSchurSolver<float>>(
+            s, *projected_layout, partition, &context, ls_options);
+      }
+      return std::make_unique<internal::ProjectedIterativeSchurSolver<double>>(
+          s, *projected_layout, partition, &context, ls_options);
     }
     if (single_precision) {
-      return std::make_unique<internal::SqrtIterativeSchurSolver<float>>(s, layout, partition, &context,
-                                                                         ls_options);
+      return std::make_unique<internal::SqrtIterativeSchurSolver<float>>(s, *explicit_layout,
+                                                                         partition, &context, ls_options);
     }
-    return std::make_unique<internal::SqrtIterativeSchurSolver<double>>(s, layout, partition, &context,
-                                                                        ls_options);
+    return std::make_unique<internal::SqrtIterativeSchurSolver<double>>(s, *explicit_layout,
+                                                                        partition, &context, ls_options);
   };
   std::unique_ptr<internal::LinearSolver> linear_solver = make_linear_solver(single);
 
@@ -200,7 +227,7 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
     // Values a float cannot hold, or a numerical failure in float, switch the
     // solve to double precision (if that fits in memory).
     mctx.make_fallback_solver = [&](std::string* why) -> std::unique_ptr<internal::LinearSolver> {
-      const int64_t need = internal::LandmarkBlocks<double>::RequiredBytes(layout) + matrix_bytes;
+      const int64_t need = required_bytes(false) + matrix_bytes;
       const int64_t allowed = options.memory_limit_in_bytes > 0 ? options.memory_limit_in_bytes
                                                                 : internal::AvailableMemoryBytes();
       if (allowed > 0 && need > allowed) {

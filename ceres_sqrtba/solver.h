@@ -81,6 +81,18 @@ class Solver {
     SqrtLinearSolverType sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
     Precision precision = DOUBLE_PRECISION;
 
+    // SQRT_ITERATIVE_SCHUR only: how conjugate gradients apply the
+    // marginalized rows B = Q^_2^T Jp of each landmark.
+    // false (default): projected. Each landmark keeps its compact camera
+    //   Jacobian and the thin orthogonal factor Q^_1 of its damped columns;
+    //   B^T B x = Jp^T (I - Q^_1 Q^_1^T) Jp x. Same steps up to rounding,
+    //   about 24 scalars per observation whatever the track length.
+    // true: explicit, as in the paper: the dense (2k) x (9k) rows B of a
+    //   landmark seen k times are stored after an in-place QR and streamed by
+    //   every product.
+    // SQRT_SPARSE_SCHUR always uses the explicit rows.
+    bool use_explicit_reduced_rows = false;
+
     // Upper bound on the memory the landmark blocks may take, in bytes.
     // 0 means: the memory the machine reports as available when Solve starts.
     // A problem that needs more ends with FAILURE before anything is allocated.

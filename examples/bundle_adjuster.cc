@@ -91,6 +91,10 @@ DEFINE_string(precision, "double",
               "double or single: floating point type of the square-root "
               "solver's linear algebra (only with sqrt_iterative_schur, or "
               "sqrt_sparse_schur, whose sparse QR is always double).");
+DEFINE_bool(explicit_reduced_rows, false,
+            "With sqrt_iterative_schur, store each landmark's marginalized "
+            "rows Q2^T Jp explicitly (the paper's landmark blocks) instead of "
+            "applying them through the projector I - Q1 Q1^T.");
 DEFINE_string(csv, "",
               "Write one CSV row per minimizer iteration to this file.");
 DEFINE_string(summary_csv, "",
@@ -284,6 +288,7 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
   if (FLAGS_line_search) options.minimizer_type = ceres::LINE_SEARCH;
   options.use_inner_iterations = FLAGS_inner_iterations;
   options.use_explicit_schur_complement = FLAGS_explicit_schur_complement;
+  options.use_explicit_reduced_rows = FLAGS_explicit_reduced_rows;
   options.use_mixed_precision_solves = FLAGS_mixed_precision_solves;
   options.max_num_refinement_iterations = FLAGS_max_num_refinement_iterations;
   options.max_linear_solver_iterations = FLAGS_max_linear_solver_iterations;

@@ -16,6 +16,7 @@
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/problem_structure.h"
+#include "ceres_sqrtba/internal/projected_landmark_blocks.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -60,8 +61,21 @@ class DenseWriter : public internal::JacobianWriter {
   std::map<int, int> row_of_;
 };
 
+// The block layout a solver is constructed with (SolverT::Layout).
+template <typename Layout>
+std::unique_ptr<Layout> MakeLayout(const internal::ProblemStructure& s);
+template <>
+inline std::unique_ptr<internal::LandmarkBlockLayout> MakeLayout(const internal::ProblemStructure& s) {
+  return std::make_unique<internal::LandmarkBlockLayout>(s, 8);
+}
+template <>
+inline std::unique_ptr<internal::ProjectedBlockLayout> MakeLayout(const internal::ProblemStructure& s) {
+  return std::make_unique<internal::ProjectedBlockLayout>(s);
+}
+
 // Everything needed to run a linear solver (SqrtIterativeSchurSolver<Scalar>,
-// SqrtSparseSchurSolver<Scalar>, constructed from (structure, layout,
+// SqrtSparseSchurSolver<Scalar>, ProjectedIterativeSchurSolver<Scalar>,
+// constructed from (structure, layout of type SolverT::Layout,
 // partition, context, solver_options)) on the problem's Jacobian at its
 // current values; j and r are the same Jacobian and residuals, dense.
 template <typename SolverT>
@@ -72,7 +86,7 @@ struct LinearSolverFixture {
       : context(num_threads) {
     std::string error;
     EXPECT_TRUE(internal::BuildProblemStructure(*problem, nullptr, &s, &error)) << error;
-    layout = std::make_unique<internal::LandmarkBlockLayout>(s, 8);
+    layout = MakeLayout<typename SolverT::Layout>(s);
     partition = internal::WorkPartition(static_cast<int>(s.groups.size()), layout->work, 4, 1);
     evaluator = std::make_unique<internal::Evaluator>(s, partition, &context);
     solver = std::make_unique<SolverT>(s, *layout, partition, &context, solver_options);
@@ -87,7 +101,7 @@ struct LinearSolverFixture {
   }
   internal::ParallelContext context;
   internal::ProblemStructure s;
-  std::unique_ptr<internal::LandmarkBlockLayout> layout;
+  std::unique_ptr<typename SolverT::Layout> layout;
   internal::WorkPartition partition;
   std::unique_ptr<internal::Evaluator> evaluator;
   std::unique_ptr<SolverT> solver;
@@ -136,6 +150,13 @@ inline std::vector<RandomProblemConfig> LinearAlgebraConfigs() {
   c.residual_size = 3;
   c.seed = 4;
   configs.push_back(c);  // seen twice by one camera, seen once, 3-d residuals
+  c = RandomProblemConfig();
+  c.camera_size = 9;
+  c.num_cameras = 8;
+  c.num_landmarks = 40;
+  c.max_observations = 6;
+  c.seed = 5;
+  configs.push_back(c);  // BAL's shape: 2-d residuals, 9-d cameras, 3-d landmarks
   return configs;
 }
 

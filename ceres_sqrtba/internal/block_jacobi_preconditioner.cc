@@ -69,7 +69,6 @@ void BlockJacobiPreconditioner<Scalar>::Compute(LandmarkBlocks<Scalar>* blocks,
                                                 const double* damping_squared,
                                                 ParallelContext* context,
                                                 bool top_rows_visited) {
-  using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   if (schur_ && top_rows_visited) {
     sum_.Reduce(context, top_.data());
   } else if (schur_) {
@@ -78,6 +77,14 @@ void BlockJacobiPreconditioner<Scalar>::Compute(LandmarkBlocks<Scalar>* blocks,
       b.AddColumnGramLower(column, n, 0, b.landmark_size(), acc);
     });
   }
+  Invert(gram, damping_squared, context);
+}
+
+template <typename Scalar>
+void BlockJacobiPreconditioner<Scalar>::Invert(const CameraGram& gram,
+                                               const double* damping_squared,
+                                               ParallelContext* context) {
+  using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int num_cameras = static_cast<int>(s_.cameras.size());
   context->For(num_cameras, 8, [&](int cb, int ce) {
     Mat m;

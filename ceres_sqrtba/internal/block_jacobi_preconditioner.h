@@ -39,6 +39,13 @@ class CameraGram {
   template <typename Scalar>
   void Compute(LandmarkBlocks<Scalar>* blocks, const LandmarkBlockLayout& layout, bool raw,
                ParallelContext* context);
+  // The same from any storage of the Jacobian: fn(g, entry, column, n, acc)
+  // adds the lower triangle of the Gram of camera entry `entry` of group g.
+  template <typename Fn>
+  void ComputeWith(ParallelContext* context, const Fn& fn) {
+    sum_.Run(context, data_.data(), fn);
+    Symmetrize();
+  }
   // G <- diag(scale) G diag(scale), scale in the full tangent layout.
   void Scale(const double* scale);
   const double* block(int camera) const { return data_.data() + sum_.offset(camera); }
@@ -76,6 +83,17 @@ class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
                const double* damping_squared, ParallelContext* context,
                bool top_rows_visited = false);
 
+  // SCHUR_JACOBI from any storage of the marginalized blocks:
+  // eliminated(g, entry, column, n, acc) adds to the lower triangle of acc the
+  // part of Jc^T Jc that landmark block g's elimination removes from camera
+  // entry `entry` ((Q^_1^T Jp)_c^T (Q^_1^T Jp)_c). JACOBI ignores it.
+  template <typename Fn>
+  void ComputeWith(const CameraGram& gram, const double* damping_squared,
+                   ParallelContext* context, const Fn& eliminated) {
+    if (schur_) sum_.Run(context, top_.data(), eliminated);
+    Invert(gram, damping_squared, context);
+  }
+
   // The top-row Gram in the damping pass (see DampedBlockVisitor): possible
   // for SCHUR_JACOBI when the per-camera sums are kept per chunk.
   bool CanVisit() const { return schur_ && sum_.chunked(); }
@@ -90,6 +108,9 @@ class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
   void Multiply(const Scalar* x, Scalar* y) override;
 
  private:
+  // inverse_ <- (gram - top_ (SCHUR_JACOBI) + damping)^-1, per camera.
+  void Invert(const CameraGram& gram, const double* damping_squared, ParallelContext* context);
+
   const ProblemStructure& s_;
   bool schur_;
   CameraBlockSum sum_;

@@ -41,6 +41,7 @@ struct SqrtIterativeSchurOptions {
 template <typename Scalar>
 class SqrtIterativeSchurSolver : public LinearSolver {
  public:
+  using Layout = LandmarkBlockLayout;
   SqrtIterativeSchurSolver(const ProblemStructure& s, const LandmarkBlockLayout& layout,
                            const WorkPartition& partition, ParallelContext* context,
                            const SqrtIterativeSchurOptions& options);

@@ -48,6 +48,7 @@ struct SqrtSparseSchurOptions {
 template <typename Scalar>
 class SqrtSparseSchurSolver : public LinearSolver {
  public:
+  using Layout = LandmarkBlockLayout;
   SqrtSparseSchurSolver(const ProblemStructure& s, const LandmarkBlockLayout& layout,
                         const WorkPartition& partition, ParallelContext* context,
                         const SqrtSparseSchurOptions& options = SqrtSparseSchurOptions());

@@ -1,0 +1,105 @@
+#include "ceres_sqrtba/internal/projected_iterative_schur_solver.h"
+
+#include <algorithm>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+template <typename Scalar>
+ProjectedIterativeSchurSolver<Scalar>::ProjectedIterativeSchurSolver(
+    const ProblemStructure& s, const ProjectedBlockLayout& layout, const WorkPartition& partition,
+    ParallelContext* context, const SqrtIterativeSchurOptions& options)
+    : s_(s),
+      options_(options),
+      context_(context),
+      blocks_(s, layout, partition, context),
+      system_(s, partition, &blocks_, context),
+      camera_gram_(s, partition),
+      pcg_(s.num_camera_parameters) {
+  if (options.preconditioner == ceres::SCHUR_JACOBI || options.preconditioner == ceres::JACOBI) {
+    preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
+        s, partition, options.preconditioner == ceres::SCHUR_JACOBI);
+  }
+  damping_squared_.resize(s.num_camera_parameters);
+  damping_squared_double_.resize(s.num_camera_parameters);
+  rhs_double_.resize(s.num_camera_parameters);
+  rhs_.resize(s.num_camera_parameters);
+  solution_.resize(s.num_camera_parameters);
+}
+
+template <typename Scalar>
+JacobianWriter* ProjectedIterativeSchurSolver<Scalar>::writer() {
+  camera_gram_valid_ = false;
+  blocks_.BeginJacobian();
+  return &blocks_;
+}
+
+template <typename Scalar>
+void ProjectedIterativeSchurSolver<Scalar>::EnsureCameraGram() {
+  if (camera_gram_valid_) return;
+  camera_gram_.ComputeWith(context_, [&](int g, int e, int, int n, double* acc) {
+    blocks_.AddCameraGramLower(g, e, n, acc);
+  });
+  camera_gram_valid_ = true;
+}
+
+template <typename Scalar>
+void ProjectedIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
+  std::fill(norms, norms + s_.num_effective_parameters, 0.0);
+  blocks_.AddLandmarkColumnNorms(norms);
+  EnsureCameraGram();
+  for (size_t c = 0; c < s_.cameras.size(); ++c) {
+    const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
+    const double* g = camera_gram_.block(static_cast<int>(c));
+    for (int i = 0; i < pb.tangent_size; ++i) norms[pb.tangent_offset + i] = g[i * pb.tangent_size + i];
+  }
+}
+
+template <typename Scalar>
+void ProjectedIterativeSchurSolver<Scalar>::ScaleColumns(const double* scale) {
+  blocks_.ScaleColumns(scale);
+  if (camera_gram_valid_) camera_gram_.Scale(scale);
+}
+
+template <typename Scalar>
+LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d, double eta,
+                                                                 double* y,
+                                                                 double* jy_squared_norm) {
+  EnsureCameraGram();
+  blocks_.Damp(d, rhs_double_.data());
+  // The pose damping lambda D_p^2 enters only the products (paper eq. (cg_mult)).
+  const double* dp = d + s_.camera_tangent_begin;
+  for (int i = 0; i < s_.num_camera_parameters; ++i) {
+    rhs_[i] = static_cast<Scalar>(rhs_double_[i]);
+    damping_squared_double_[i] = dp[i] * dp[i];
+    damping_squared_[i] = static_cast<Scalar>(damping_squared_double_[i]);
+  }
+  system_.SetDamping(damping_squared_.data());
+  if (preconditioner_ != nullptr) {
+    preconditioner_->ComputeWith(camera_gram_, damping_squared_double_.data(), context_,
+                                 [&](int g, int e, int, int n, double* acc) {
+                                   blocks_.AddEliminatedGramLower(g, e, n, acc);
+                                 });
+  }
+  PcgOptions pcg_options;
+  pcg_options.min_num_iterations = options_.min_num_iterations;
+  pcg_options.max_num_iterations = options_.max_num_iterations;
+  pcg_options.q_tolerance = eta;
+  pcg_options.r_tolerance = -1.0;
+  LinearSolverSummary summary =
+      pcg_.Solve(&system_, preconditioner_.get(), rhs_.data(), solution_.data(), pcg_options);
+  if (summary.termination == LinearSolverTermination::kFailure ||
+      summary.termination == LinearSolverTermination::kFatalError) {
+    return summary;
+  }
+  double* y_cameras = y + s_.camera_tangent_begin;
+  for (int i = 0; i < s_.num_camera_parameters; ++i) y_cameras[i] = solution_[i];
+  *jy_squared_norm = blocks_.BackSubstitute(y);
+  return summary;
+}
+
+template class ProjectedIterativeSchurSolver<float>;
+template class ProjectedIterativeSchurSolver<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
