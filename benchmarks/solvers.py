@@ -18,6 +18,14 @@ SOLVERS = (
     Solver("sqrt-double", "sqrt",
            ("--linear_solver=sqrt_iterative_schur", "--precision=double")),
     Solver("sqrt-sparse", "sqrt", ("--linear_solver=sqrt_sparse_schur", "--precision=double")),
+    # The paper's explicit landmark blocks (Q2^T Jp stored), for comparison
+    # with the projected default.
+    Solver("sqrt-single-explicit", "sqrt",
+           ("--linear_solver=sqrt_iterative_schur", "--precision=single",
+            "--explicit_reduced_rows")),
+    Solver("sqrt-double-explicit", "sqrt",
+           ("--linear_solver=sqrt_iterative_schur", "--precision=double",
+            "--explicit_reduced_rows")),
     Solver("ceres-implicit", "ceres",
            ("--linear_solver=iterative_schur", "--preconditioner=schur_jacobi")),
     Solver("ceres-explicit", "ceres",

@@ -406,30 +406,25 @@ void ProjectedLandmarkBlocks<Scalar>::AddCameraGramLower(int g, int e, int n, do
   }
 }
 
-template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::AddEliminatedGramLower(int g, int e, int n,
-                                                             double* acc) const {
-  const int d = s_.groups[g].landmark_size;
-  if (d == 0) return;
-  const int cw = layout_.camera_width[g];
-  const int hs = cw + d;
-  const Scalar* h = hot(g);
-  // W = Q1^T Jc, d x n, summed over the camera's rows in this block.
-  std::array<double, 256> small;
-  std::vector<double> large;
-  double* w = small.data();
-  if (d * n > static_cast<int>(small.size())) {
-    large.resize(static_cast<size_t>(d) * n);
-    w = large.data();
-  }
-  std::fill(w, w + d * n, 0.0);
-  for (int ii = layout_.entry_item_begin[e]; ii < layout_.entry_item_begin[e + 1]; ++ii) {
-    const ProjectedBlockLayout::Item& item = layout_.items[layout_.entry_items[ii]];
+namespace {
+
+// W = Q1^T Jc (d x n) over the camera's rows of one block, then the lower
+// triangle of W^T W into acc. kD, kN > 0: sizes fixed at compile time (BAL's
+// 3 and 9, so that the loops unroll); 0: the run-time d, n.
+template <int kD, int kN, typename Scalar>
+inline void EliminatedGramLower(const Scalar* h, int hs, int cw, const ProjectedBlockLayout& layout,
+                                int e, int d_dynamic, int n_dynamic, double* w, double* acc) {
+  const int d = kD > 0 ? kD : d_dynamic;
+  const int n = kN > 0 ? kN : n_dynamic;
+  for (int i = 0; i < d * n; ++i) w[i] = 0.0;
+  for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
+    const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
     for (int r = item.row; r < item.row + item.rows; ++r) {
       const Scalar* row = h + static_cast<int64_t>(r) * hs;
+      const Scalar* jc = row + item.column;
       for (int a = 0; a < d; ++a) {
         const double q = row[cw + a];
-        for (int k = 0; k < n; ++k) w[a * n + k] += q * static_cast<double>(row[item.column + k]);
+        for (int k = 0; k < n; ++k) w[a * n + k] += q * static_cast<double>(jc[k]);
       }
     }
   }
@@ -440,6 +435,31 @@ void ProjectedLandmarkBlocks<Scalar>::AddEliminatedGramLower(int g, int e, int n
       acc[i * n + k] += v;
     }
   }
+}
+
+}  // namespace
+
+template <typename Scalar>
+void ProjectedLandmarkBlocks<Scalar>::AddEliminatedGramLower(int g, int e, int n,
+                                                             double* acc) const {
+  const int d = s_.groups[g].landmark_size;
+  if (d == 0) return;
+  const int cw = layout_.camera_width[g];
+  const int hs = cw + d;
+  const Scalar* h = hot(g);
+  if (d == 3 && n == 9) {
+    double w[27];
+    EliminatedGramLower<3, 9>(h, hs, cw, layout_, e, d, n, w, acc);
+    return;
+  }
+  std::array<double, 256> small;
+  std::vector<double> large;
+  double* w = small.data();
+  if (d * n > static_cast<int>(small.size())) {
+    large.resize(static_cast<size_t>(d) * n);
+    w = large.data();
+  }
+  EliminatedGramLower<0, 0>(h, hs, cw, layout_, e, d, n, w, acc);
 }
 
 template <typename Scalar>
