@@ -18,6 +18,7 @@
 #include "ceres_sqrtba/internal/landmark_blocks.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/problem_structure.h"
+#include "ceres_sqrtba/internal/projected_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
 #include "test_problems.h"
 
@@ -182,6 +183,68 @@ void BM_ReducedMatvec(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_ReducedMatvec, float)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
 BENCHMARK_TEMPLATE(BM_ReducedMatvec, double)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
+
+// The same product with the projected storage (the default):
+// Jp^T (u - Q1 Q1^T u), u = Jp x, reading per observation row the compact
+// camera Jacobian and the row of Q1.
+template <typename Scalar>
+struct ProjectedSystemFixture {
+  ProjectedSystemFixture(int num_landmarks, int threads) : context(threads) {
+    testing::RandomProblemConfig config;
+    config.num_cameras = std::max(20, num_landmarks / 150);
+    config.camera_size = 9;
+    config.num_landmarks = num_landmarks;
+    config.min_observations = 2;
+    config.max_observations = 8;
+    problem = testing::MakeRandomProblem(config);
+    std::string error;
+    BuildProblemStructure(*problem.problem, nullptr, &s, &error);
+    layout = std::make_unique<ProjectedBlockLayout>(s);
+    const int64_t nc = std::max(1, s.num_camera_parameters);
+    partition = WorkPartition(static_cast<int>(s.groups.size()), layout->work,
+                              static_cast<int>(std::min<int64_t>(64, layout->hot_scalars / (4 * nc))), 1024);
+    evaluator = std::make_unique<Evaluator>(s, partition, &context);
+    solver = std::make_unique<ProjectedIterativeSchurSolver<Scalar>>(s, *layout, partition, &context,
+                                                                      SqrtIterativeSchurOptions());
+    std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters), y(s.num_effective_parameters);
+    double cost, jy;
+    evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer());
+    std::vector<double> d(s.num_effective_parameters, 0.1);
+    solver->Solve(d.data(), 0.1, y.data(), &jy);
+    hot_bytes = static_cast<double>(layout->hot_scalars) * sizeof(Scalar);
+    for (const Group& group : s.groups) observations += group.num_rows / 2;
+  }
+  ParallelContext context;
+  testing::RandomProblem problem;
+  ProblemStructure s;
+  std::unique_ptr<ProjectedBlockLayout> layout;
+  WorkPartition partition;
+  std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<ProjectedIterativeSchurSolver<Scalar>> solver;
+  double hot_bytes = 0;
+  double observations = 0;
+};
+
+template <typename Scalar>
+void BM_ProjectedMatvec(benchmark::State& state) {
+  ProjectedSystemFixture<Scalar> f(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)));
+  const int n = f.s.num_camera_parameters;
+  std::vector<Scalar> x(n, Scalar(1)), y(n);
+  for (auto _ : state) {
+    f.solver->reduced_system()->Multiply(x.data(), y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.counters["B/s"] = benchmark::Counter(f.hot_bytes, benchmark::Counter::kIsIterationInvariantRate);
+  // Per observation: 2 x 9 twice (Jp x, Jp^T w) and 2 x 3 twice (Q1^T u, Q1 t),
+  // a multiply-add each: 96 flops.
+  state.counters["FLOP/s"] = benchmark::Counter(96.0 * f.observations,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["ns/obs"] = benchmark::Counter(
+      1e-9 * f.observations, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["MiB"] = f.hot_bytes / (1024.0 * 1024.0);
+}
+BENCHMARK_TEMPLATE(BM_ProjectedMatvec, float)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
+BENCHMARK_TEMPLATE(BM_ProjectedMatvec, double)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
 
 }  // namespace
 }  // namespace internal

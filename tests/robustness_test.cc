@@ -17,20 +17,24 @@ using testing::SyntheticBa;
 
 using testing::HugeReprojectionError;
 
-// Each test runs for both square-root solvers in both precisions.
+// Each test runs for both square-root solvers in both precisions, and the
+// iterative one with both storages of the reduced rows.
 struct Config {
   SqrtLinearSolverType type;
   Precision precision;
+  bool explicit_rows = false;
 };
 
 void PrintTo(const Config& config, std::ostream* os) {
-  *os << SqrtLinearSolverTypeToString(config.type) << ", " << PrecisionToString(config.precision);
+  *os << SqrtLinearSolverTypeToString(config.type) << ", " << PrecisionToString(config.precision)
+      << (config.explicit_rows ? ", explicit rows" : "");
 }
 
 Solver::Options Options(const Config& config) {
   Solver::Options o;
   o.sqrt_linear_solver_type = config.type;
   o.precision = config.precision;
+  o.use_explicit_reduced_rows = config.explicit_rows;
   o.logging_type = ceres::SILENT;
   o.max_num_iterations = 30;
   o.num_threads = 2;
@@ -159,7 +163,7 @@ TEST_P(Robustness, HugeResidualsNeverReturnGarbage) {
   build(&double_ba, &double_problem);
   ceres::Solver::Summary s, ds;
   Solve(Options(GetParam()), &problem, &s);
-  Solve(Options({GetParam().type, DOUBLE_PRECISION}), &double_problem, &ds);
+  Solve(Options({GetParam().type, DOUBLE_PRECISION, GetParam().explicit_rows}), &double_problem, &ds);
   EXPECT_TRUE(AllFinite(ba));
   if (GetParam().precision == SINGLE_PRECISION) {
     // Either recovered in double (and says so) or failed; never silently wrong.
@@ -218,6 +222,10 @@ std::string PrecisionName(const ::testing::TestParamInfo<Config>& info) {
 INSTANTIATE_TEST_SUITE_P(Precisions, Robustness,
                          ::testing::Values(Config{SQRT_ITERATIVE_SCHUR, DOUBLE_PRECISION},
                                            Config{SQRT_ITERATIVE_SCHUR, SINGLE_PRECISION}),
+                         PrecisionName);
+INSTANTIATE_TEST_SUITE_P(ExplicitRowsPrecisions, Robustness,
+                         ::testing::Values(Config{SQRT_ITERATIVE_SCHUR, DOUBLE_PRECISION, true},
+                                           Config{SQRT_ITERATIVE_SCHUR, SINGLE_PRECISION, true}),
                          PrecisionName);
 INSTANTIATE_TEST_SUITE_P(SparsePrecisions, Robustness,
                          ::testing::Values(Config{SQRT_SPARSE_SCHUR, DOUBLE_PRECISION},
