@@ -164,6 +164,39 @@ TEST(ProjectedBlocks, PreconditionerInvertsSchurDiagonalBlocks) {
   }
 }
 
+// JACOBI: the inverse of the camera blocks of J^T J + D^2.
+TEST(ProjectedBlocks, JacobiPreconditionerInvertsGramBlocks) {
+  for (const RandomProblemConfig& config : Configs()) {
+    auto p = MakeRandomProblem(config);
+    SqrtIterativeSchurOptions options;
+    options.preconditioner = ceres::JACOBI;
+    testing::LinearSolverFixture<ProjectedIterativeSchurSolver<double>> f(p.problem.get(), options);
+    const ProblemStructure& s = f.s;
+    const int n = s.num_effective_parameters, nl = s.camera_tangent_begin, np = s.num_camera_parameters;
+    const Vec d = RandomDiagonal(n, config.seed + 40);
+    Vec y(n);
+    double jy;
+    f.solver->Solve(d.data(), 0.1, y.data(), &jy);
+    const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
+    Mat block_diagonal = Mat::Zero(np, np);
+    for (int c : s.cameras) {
+      const ParameterBlockInfo& pb = s.parameter_blocks[c];
+      const int o = pb.tangent_offset - nl;
+      block_diagonal.block(o, o, pb.tangent_size, pb.tangent_size) =
+          h.block(pb.tangent_offset, pb.tangent_offset, pb.tangent_size, pb.tangent_size).inverse();
+    }
+    Mat m(np, np);
+    Vec e(np), col(np);
+    for (int i = 0; i < np; ++i) {
+      e.setZero();
+      e[i] = 1;
+      f.solver->preconditioner()->Multiply(e.data(), col.data());
+      m.col(i) = col;
+    }
+    EXPECT_LT((m - block_diagonal).norm() / block_diagonal.norm(), 1e-10) << "seed " << config.seed;
+  }
+}
+
 // The step solves (J^T J + D^2) y = J^T r, then again for a smaller diagonal
 // on the same Jacobian (a rejected step: Q1 and R^ recomputed, nothing else).
 template <typename Scalar>

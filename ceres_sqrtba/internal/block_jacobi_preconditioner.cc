@@ -77,11 +77,11 @@ void BlockJacobiPreconditioner<Scalar>::Compute(LandmarkBlocks<Scalar>* blocks,
       b.AddColumnGramLower(column, n, 0, b.landmark_size(), acc);
     });
   }
-  Invert(gram, damping_squared, context);
+  Invert(&gram, damping_squared, context);
 }
 
 template <typename Scalar>
-void BlockJacobiPreconditioner<Scalar>::Invert(const CameraGram& gram,
+void BlockJacobiPreconditioner<Scalar>::Invert(const CameraGram* gram,
                                                const double* damping_squared,
                                                ParallelContext* context) {
   using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -91,8 +91,12 @@ void BlockJacobiPreconditioner<Scalar>::Invert(const CameraGram& gram,
     for (int c = cb; c < ce; ++c) {
       const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
       const int n = pb.tangent_size;
-      m = Eigen::Map<const Mat>(gram.block(c), n, n);
-      if (schur_) m -= Eigen::Map<const Mat>(top_.data() + sum_.offset(c), n, n);
+      if (gram == nullptr) {
+        m = Eigen::Map<const Mat>(top_.data() + sum_.offset(c), n, n);
+      } else {
+        m = Eigen::Map<const Mat>(gram->block(c), n, n);
+        if (schur_) m -= Eigen::Map<const Mat>(top_.data() + sum_.offset(c), n, n);
+      }
       const double* dsq = damping_squared + (pb.tangent_offset - s_.camera_tangent_begin);
       for (int i = 0; i < n; ++i) m(i, i) += dsq[i];
       // top_ holds lower triangles only (AddColumnGramLower); LLT reads

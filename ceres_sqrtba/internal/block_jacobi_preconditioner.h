@@ -83,15 +83,30 @@ class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
                const double* damping_squared, ParallelContext* context,
                bool top_rows_visited = false);
 
-  // SCHUR_JACOBI from any storage of the marginalized blocks:
-  // eliminated(g, entry, column, n, acc) adds to the lower triangle of acc the
-  // part of Jc^T Jc that landmark block g's elimination removes from camera
-  // entry `entry` ((Q^_1^T Jp)_c^T (Q^_1^T Jp)_c). JACOBI ignores it.
+  // SCHUR_JACOBI from any storage of the marginalized blocks, without the
+  // camera Gram matrices: reduced(g, entry, column, n, acc) adds to the lower
+  // triangle of acc landmark block g's whole contribution (B_g)_c^T (B_g)_c
+  // to camera entry `entry`'s diagonal block of the reduced system. Either in
+  // one call (Run over the blocks), or in the caller's own chunk loop when
+  // CanVisit(): BeginChunk, AddGroup for each block of the chunk, then
+  // FinishReduced.
+  // JACOBI (not SCHUR_JACOBI) from the camera Gram matrices alone.
+  void ComputeJacobi(const CameraGram& gram, const double* damping_squared,
+                     ParallelContext* context) {
+    Invert(&gram, damping_squared, context);
+  }
   template <typename Fn>
-  void ComputeWith(const CameraGram& gram, const double* damping_squared,
-                   ParallelContext* context, const Fn& eliminated) {
-    if (schur_) sum_.Run(context, top_.data(), eliminated);
-    Invert(gram, damping_squared, context);
+  void ComputeReduced(const double* damping_squared, ParallelContext* context, const Fn& reduced) {
+    sum_.Run(context, top_.data(), reduced);
+    Invert(nullptr, damping_squared, context);
+  }
+  template <typename Fn>
+  void AddGroup(int chunk, int group, const Fn& reduced) {
+    sum_.AddGroup(group, sum_.ChunkSums(chunk), reduced);
+  }
+  void FinishReduced(const double* damping_squared, ParallelContext* context) {
+    sum_.Reduce(context, top_.data());
+    Invert(nullptr, damping_squared, context);
   }
 
   // The top-row Gram in the damping pass (see DampedBlockVisitor): possible
@@ -108,8 +123,9 @@ class BlockJacobiPreconditioner : public LinearOperator<Scalar> {
   void Multiply(const Scalar* x, Scalar* y) override;
 
  private:
-  // inverse_ <- (gram - top_ (SCHUR_JACOBI) + damping)^-1, per camera.
-  void Invert(const CameraGram& gram, const double* damping_squared, ParallelContext* context);
+  // inverse_ <- (gram - top_ (SCHUR_JACOBI) + damping)^-1, per camera;
+  // without gram (SCHUR_JACOBI only): (top_ + damping)^-1.
+  void Invert(const CameraGram* gram, const double* damping_squared, ParallelContext* context);
 
   const ProblemStructure& s_;
   bool schur_;

@@ -65,8 +65,23 @@ template <typename Scalar>
 LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d, double eta,
                                                                  double* y,
                                                                  double* jy_squared_norm) {
-  EnsureCameraGram();
-  blocks_.Damp(d, rhs_double_.data());
+  // SCHUR_JACOBI: each block's share of the preconditioner's camera blocks,
+  // Jc^T (I - Q1 Q1^T) Jc, right after its Q1 is computed (same pass, rows in
+  // cache) when the per-chunk sums fit; otherwise in a second pass.
+  const bool schur = options_.preconditioner == ceres::SCHUR_JACOBI;
+  const bool visit = schur && preconditioner_->CanVisit();
+  auto reduced_gram = [&](int g, int e, int, int n, double* acc) {
+    blocks_.AddReducedGramLower(g, e, n, acc);
+  };
+  struct Visitor : ProjectedLandmarkBlocks<Scalar>::Visitor {
+    BlockJacobiPreconditioner<Scalar>* preconditioner;
+    const decltype(reduced_gram)* fn;
+    void BeginChunk(int chunk) override { preconditioner->BeginChunk(chunk); }
+    void Visit(int chunk, int group) override { preconditioner->AddGroup(chunk, group, *fn); }
+  } visitor;
+  visitor.preconditioner = preconditioner_.get();
+  visitor.fn = &reduced_gram;
+  blocks_.Damp(d, rhs_double_.data(), visit ? &visitor : nullptr);
   // The pose damping lambda D_p^2 enters only the products (paper eq. (cg_mult)).
   const double* dp = d + s_.camera_tangent_begin;
   for (int i = 0; i < s_.num_camera_parameters; ++i) {
@@ -75,11 +90,14 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
     damping_squared_[i] = static_cast<Scalar>(damping_squared_double_[i]);
   }
   system_.SetDamping(damping_squared_.data());
-  if (preconditioner_ != nullptr) {
-    preconditioner_->ComputeWith(camera_gram_, damping_squared_double_.data(), context_,
-                                 [&](int g, int e, int, int n, double* acc) {
-                                   blocks_.AddEliminatedGramLower(g, e, n, acc);
-                                 });
+  if (visit) {
+    preconditioner_->FinishReduced(damping_squared_double_.data(), context_);
+  } else if (schur) {
+    preconditioner_->ComputeReduced(damping_squared_double_.data(), context_, reduced_gram);
+  } else if (preconditioner_ != nullptr) {
+    // JACOBI: Jc^T Jc + lambda D_c^2.
+    EnsureCameraGram();
+    preconditioner_->ComputeJacobi(camera_gram_, damping_squared_double_.data(), context_);
   }
   PcgOptions pcg_options;
   pcg_options.min_num_iterations = options_.min_num_iterations;

@@ -254,7 +254,7 @@ void ProjectedLandmarkBlocks<Scalar>::AddLandmarkColumnNorms(double* norms) cons
 }
 
 template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs) {
+void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visitor* visitor) {
   const int ncp = s_.num_camera_parameters;
   const int max_m = layout_.max_rows, max_d = layout_.max_landmark_size;
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
@@ -264,6 +264,7 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs) {
     double* q1 = qr + ThinQrScratchSize(max_m, max_d);  // m x d, row-major
     double* sl = q1 + max_m * max_d;
     double* t = sl + max_d;
+    if (visitor != nullptr) visitor->BeginChunk(chunk);
     for (int g = gb; g < ge; ++g) {
       const Group& grp = s_.groups[g];
       const int d = grp.landmark_size;
@@ -287,6 +288,7 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs) {
           for (int k = 0; k < d; ++k) t[k] += q1[i * d + k] * ri;
         }
       }
+      if (visitor != nullptr) visitor->Visit(chunk, g);
       if (cw == 0) continue;
       // B^T r^ = Jp^T (r - Q1 Q1^T r) (eq. (1) of the header).
       for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
@@ -415,12 +417,13 @@ void ProjectedLandmarkBlocks<Scalar>::AddCameraGramLower(int g, int e, int n, do
 
 namespace {
 
-// W = Q1^T Jc (d x n) over the camera's rows of one block, then the lower
-// triangle of W^T W into acc. kD, kN > 0: sizes fixed at compile time (BAL's
-// 3 and 9, so that the loops unroll); 0: the run-time d, n.
+// Lower triangle of W^T W into acc with sign -1, W = Q1^T Jc (d x n) over the
+// camera's rows of one block. kD, kN > 0: sizes fixed at compile time; 0:
+// the run-time d, n.
 template <int kD, int kN, typename Scalar>
-inline void EliminatedGramLower(const Scalar* h, int hs, int cw, const ProjectedBlockLayout& layout,
-                                int e, int d_dynamic, int n_dynamic, double* w, double* acc) {
+inline void SubtractEliminatedGramLower(const Scalar* h, int hs, int cw,
+                                        const ProjectedBlockLayout& layout, int e, int d_dynamic,
+                                        int n_dynamic, double* w, double* acc) {
   const int d = kD > 0 ? kD : d_dynamic;
   const int n = kN > 0 ? kN : n_dynamic;
   for (int i = 0; i < d * n; ++i) w[i] = 0.0;
@@ -439,26 +442,51 @@ inline void EliminatedGramLower(const Scalar* h, int hs, int cw, const Projected
     for (int k = 0; k <= i; ++k) {
       double v = 0.0;
       for (int a = 0; a < d; ++a) v += w[a * n + i] * w[a * n + k];
-      acc[i * n + k] += v;
+      acc[i * n + k] -= v;
     }
+  }
+}
+
+// BAL's shape: rows j0, j1 (9 each) followed by their Q1 rows q0, q1 (3
+// each), 12 scalars apart. acc += lower(J^T M J), M = I - [q0; q1][q0; q1]^T.
+template <typename Scalar>
+inline void AddProjectedGramLower9(const Scalar* r, double* acc) {
+  const Scalar* q0 = r + 9;
+  const Scalar* q1 = r + 21;
+  double m00 = 1.0, m01 = 0.0, m11 = 1.0;
+  for (int a = 0; a < 3; ++a) {
+    m00 -= static_cast<double>(q0[a]) * q0[a];
+    m01 -= static_cast<double>(q0[a]) * q1[a];
+    m11 -= static_cast<double>(q1[a]) * q1[a];
+  }
+  double j0[9], j1[9], z0[9], z1[9];
+  for (int k = 0; k < 9; ++k) {
+    j0[k] = r[k];
+    j1[k] = r[12 + k];
+    z0[k] = m00 * j0[k] + m01 * j1[k];
+    z1[k] = m01 * j0[k] + m11 * j1[k];
+  }
+  for (int i = 0; i < 9; ++i) {
+    for (int k = 0; k <= i; ++k) acc[i * 9 + k] += j0[i] * z0[k] + j1[i] * z1[k];
   }
 }
 
 }  // namespace
 
 template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::AddEliminatedGramLower(int g, int e, int n,
-                                                             double* acc) const {
+void ProjectedLandmarkBlocks<Scalar>::AddReducedGramLower(int g, int e, int n, double* acc) const {
   const int d = s_.groups[g].landmark_size;
-  if (d == 0) return;
   const int cw = layout_.camera_width[g];
   const int hs = cw + d;
   const Scalar* h = hot(g);
-  if (d == 3 && n == 9) {
-    double w[27];
-    EliminatedGramLower<3, 9>(h, hs, cw, layout_, e, d, n, w, acc);
+  const int ib = layout_.entry_item_begin[e], ie = layout_.entry_item_begin[e + 1];
+  if (layout_.bal_shaped[g] && ie - ib == 1) {
+    const ProjectedBlockLayout::Item& item = layout_.items[layout_.entry_items[ib]];
+    AddProjectedGramLower9(h + static_cast<int64_t>(item.row) * hs, acc);
     return;
   }
+  AddCameraGramLower(g, e, n, acc);
+  if (d == 0) return;
   std::array<double, 256> small;
   std::vector<double> large;
   double* w = small.data();
@@ -466,7 +494,7 @@ void ProjectedLandmarkBlocks<Scalar>::AddEliminatedGramLower(int g, int e, int n
     large.resize(static_cast<size_t>(d) * n);
     w = large.data();
   }
-  EliminatedGramLower<0, 0>(h, hs, cw, layout_, e, d, n, w, acc);
+  SubtractEliminatedGramLower<0, 0>(h, hs, cw, layout_, e, d, n, w, acc);
 }
 
 template <typename Scalar>

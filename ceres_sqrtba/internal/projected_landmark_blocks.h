@@ -133,7 +133,17 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // and R^ of every landmark from [Jl; d_l], and writes the reduced
   // right-hand side sum_b B_b^T r^_b (accumulated in double) to rhs
   // (reduced camera vector).
-  void Damp(const double* d, double* rhs);
+  // visitor (optional): called for every group right after its Q1 is
+  // written, from the chunk loop of the work partition (BeginChunk(chunk),
+  // then Visit(chunk, g) for the chunk's groups in order), so that work on
+  // the new Q1 (the preconditioner) runs while the rows are in cache.
+  class Visitor {
+   public:
+    virtual ~Visitor() = default;
+    virtual void BeginChunk(int chunk) = 0;
+    virtual void Visit(int chunk, int group) = 0;
+  };
+  void Damp(const double* d, double* rhs, Visitor* visitor = nullptr);
 
   // y = sum_b B_b^T B_b x (reduced camera vectors), without the pose damping.
   // acc: per chunk accumulators of num_camera_parameters; scratch per chunk
@@ -144,10 +154,13 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // Adds the lower triangle of Jc^T Jc of camera entry e of group g (Jc: the
   // camera's columns of the raw Jacobian) to acc (n x n, row-major).
   void AddCameraGramLower(int g, int e, int n, double* acc) const;
-  // Adds the lower triangle of W^T W, W = Q1^T Jc (d x n), the part of
-  // Jc^T Jc that the landmark's elimination removes: the camera's diagonal
-  // block of B^T B is Jc^T Jc - W^T W (block_jacobi_preconditioner.h).
-  void AddEliminatedGramLower(int g, int e, int n, double* acc) const;
+  // Adds the lower triangle of camera entry e's diagonal block of B^T B,
+  //   Bc^T Bc = Jc^T (I - Q1 Q1^T) Jc = Jc^T Jc - W^T W,  W = Q1^T Jc,
+  // to acc (n x n, row-major, double): the landmark's share of the
+  // preconditioner's Schur-complement block (block_jacobi_preconditioner.h).
+  // When the camera has one 2-row residual in the block, as in BAL, the
+  // 2 x 2 projector I - q q^T of its rows is formed first: Jc^T M Jc.
+  void AddReducedGramLower(int g, int e, int n, double* acc) const;
 
   // Back substitution y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)),
   // y in the tangent layout with y_p set; writes y_l and returns
