@@ -74,17 +74,22 @@ def seconds_per_iteration(rows):
 
 
 def seconds_per_linear_iteration(rows):
-    """Solve time per CG/PCG iteration, over all iterations after iteration 0.
+    """Linear-solver time per CG/PCG iteration, over all iterations after 0.
 
-    The trace has no separate linear-solver time, so this includes each outer
-    iteration's linearisation and (for sqrt solvers) QR; the PCG loop dominates
-    that once there are tens of PCG iterations per outer iteration.
+    With the trace's step_solver_seconds (the linear solve of each iteration,
+    Ceres' step_solver_time_in_seconds) this leaves out the cost function
+    evaluations, which are the same code in every precision; it still
+    includes each solve's setup (for sqrt solvers the landmark QR and the
+    preconditioner, for Ceres the Schur eliminator's). Older traces without
+    that column fall back to whole iterations.
     """
     if not rows or len(rows) < 2:
         return None
     linear = sum(r["linear_solver_iterations"] for r in rows[1:])
     if linear <= 0:
         return None
+    if all("step_solver_seconds" in r for r in rows[1:]):
+        return sum(r["step_solver_seconds"] for r in rows[1:]) / linear
     return (rows[-1]["cumulative_seconds"] - rows[0]["cumulative_seconds"]) / linear
 
 

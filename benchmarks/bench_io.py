@@ -12,6 +12,9 @@ TRACE_COLUMNS = ("iteration", "cumulative_seconds", "cost", "cost_change",
                  "gradient_max_norm", "trust_region_radius",
                  "linear_solver_iterations", "step_accepted")
 
+# Written by newer binaries; traces without them still read.
+OPTIONAL_TRACE_COLUMNS = ("step_solver_seconds",)
+
 SUMMARY_COLUMNS = ("solver", "precision", "problem", "num_cameras", "num_points",
                    "num_observations", "initial_cost", "final_cost", "iterations",
                    "linear_solver_iterations_total", "total_seconds", "termination")
@@ -63,6 +66,9 @@ def read_trace_rows(path):
         row["iteration"] = int(row["iteration"])
         row["linear_solver_iterations"] = int(row["linear_solver_iterations"])
         row["step_accepted"] = parse_bool(raw["step_accepted"])
+        for c in OPTIONAL_TRACE_COLUMNS:
+            if raw.get(c) not in (None, ""):
+                row[c] = float(raw[c])
         rows.append(row)
     if not rows:
         raise CsvFormatError("%s: no iterations" % path)

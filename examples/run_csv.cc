@@ -9,7 +9,7 @@ namespace examples {
 
 const char kIterationCsvHeader[] =
     "iteration,cumulative_seconds,cost,cost_change,gradient_max_norm,"
-    "trust_region_radius,linear_solver_iterations,step_accepted";
+    "trust_region_radius,linear_solver_iterations,step_accepted,step_solver_seconds";
 
 const char kSummaryCsvHeader[] =
     "solver,precision,problem,num_cameras,num_points,num_observations,"
@@ -34,11 +34,12 @@ IterationCsvWriter::~IterationCsvWriter() {
 ceres::CallbackReturnType IterationCsvWriter::operator()(
     const ceres::IterationSummary& summary) {
   if (file_ != nullptr) {
-    std::fprintf(file_, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d\n",
+    std::fprintf(file_, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%d,%.17g\n",
                  summary.iteration, summary.cumulative_time_in_seconds,
                  summary.cost, summary.cost_change, summary.gradient_max_norm,
                  summary.trust_region_radius, summary.linear_solver_iterations,
-                 summary.step_is_successful ? 1 : 0);
+                 summary.step_is_successful ? 1 : 0,
+                 summary.step_solver_time_in_seconds);
   }
   return ceres::SOLVER_CONTINUE;
 }

@@ -78,6 +78,18 @@ class RunBasedTargetsTest(unittest.TestCase):
         measure = targets.linear_iteration_speedup("sqrt-double", "sqrt-single")
         self.assertAlmostEqual(measure([result("p", {}, runs=runs)])[0], 1.8)
 
+    def test_per_linear_iteration_uses_linear_solver_time(self):
+        # Whole iterations take 1.0 s and 1.8 s (evaluation included), the
+        # linear solves 0.2 s and 0.5 s: the per-PCG ratio is 2.5, not 1.8.
+        single, double = rows(1.0, 10), rows(1.8, 10)
+        for r in single[1:]:
+            r["step_solver_seconds"] = 0.2
+        for r in double[1:]:
+            r["step_solver_seconds"] = 0.5
+        runs = {"sqrt-single": run_data(single), "sqrt-double": run_data(double)}
+        measure = targets.linear_iteration_speedup("sqrt-double", "sqrt-single")
+        self.assertAlmostEqual(measure([result("p", {}, runs=runs)])[0], 2.5)
+
     def test_memory_ratio_skips_failed_runs(self):
         runs = {"sqrt-single": run_data(rows(1, 1), peak_rss_mib=150.0),
                 "ceres-implicit": run_data(rows(1, 1), peak_rss_mib=100.0)}

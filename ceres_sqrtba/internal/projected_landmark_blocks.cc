@@ -276,11 +276,16 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
       if (d > 0) {
         const double* src = dvec + s_.parameter_blocks[grp.landmark].tangent_offset;
         for (int k = 0; k < d; ++k) sl[k] = src[k];
-        ThinQr(m, d, c, d + 1, sl, qr, r_.data() + layout_.r_offset[g],
-               [&](int i, int k, double v) {
-                 q1[i * d + k] = v;
-                 h[static_cast<int64_t>(i) * hs + cw + k] = static_cast<Scalar>(v);
-               });
+        auto store = [&](int i, int k, double v) {
+          q1[i * d + k] = v;
+          h[static_cast<int64_t>(i) * hs + cw + k] = static_cast<Scalar>(v);
+        };
+        double* r = r_.data() + layout_.r_offset[g];
+        if (d == 3) {
+          ThinQr<3>(m, d, c, d + 1, sl, qr, r, store);
+        } else {
+          ThinQr(m, d, c, d + 1, sl, qr, r, store);
+        }
         // t = Q1^T r.
         std::fill(t, t + d, 0.0);
         for (int i = 0; i < m; ++i) {

@@ -148,14 +148,16 @@ TEST(ExampleCli, SyntheticRunWritesBothCsvFiles) {
   ASSERT_GE(rows.size(), 2u);
   EXPECT_EQ(rows[0],
             "iteration,cumulative_seconds,cost,cost_change,gradient_max_norm,"
-            "trust_region_radius,linear_solver_iterations,step_accepted");
+            "trust_region_radius,linear_solver_iterations,step_accepted,"
+            "step_solver_seconds");
   EXPECT_EQ(rows[0], kIterationCsvHeader);
   EXPECT_EQ(rows.size(), 1u + 5u);  // iterations 0..4
   for (size_t r = 1; r < rows.size(); ++r) {
     const std::vector<std::string> fields = SplitFields(rows[r]);
-    ASSERT_EQ(fields.size(), 8u) << rows[r];
+    ASSERT_EQ(fields.size(), 9u) << rows[r];
     EXPECT_EQ(fields[0], std::to_string(r - 1));
     EXPECT_TRUE(fields[7] == "0" || fields[7] == "1") << rows[r];
+    EXPECT_GE(std::stod(fields[8]), 0.0) << rows[r];  // linear solve time
     EXPECT_GT(std::stod(fields[2]), 0.0);
   }
 
