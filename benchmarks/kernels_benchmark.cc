@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "ceres_sqrtba/internal/evaluator.h"
@@ -125,11 +126,23 @@ void BM_DampingApplyUndo(benchmark::State& state) {
 BENCHMARK_TEMPLATE(BM_DampingApplyUndo, float)->Arg(2)->Arg(4)->Arg(8)->Arg(32);
 BENCHMARK_TEMPLATE(BM_DampingApplyUndo, double)->Arg(2)->Arg(4)->Arg(8)->Arg(32);
 
-// The reduced camera system product H~ x on a BA-shaped problem: 9-parameter
-// cameras, 3-d landmarks, range(0) landmarks with 2..8 observations each.
-template <typename Scalar>
-struct ReducedSystemFixture {
-  ReducedSystemFixture(int num_landmarks, int threads) : context(threads) {
+// A square-root solver (explicit or projected storage) set up on a BA-shaped
+// problem and solved once, so that its reduced system can be multiplied:
+// 9-parameter cameras, 3-d landmarks, `num_landmarks` landmarks with 2..8
+// observations each.
+inline std::unique_ptr<LandmarkBlockLayout> MakeLayout(const ProblemStructure& s, LandmarkBlockLayout*) {
+  return std::make_unique<LandmarkBlockLayout>(s, 4);
+}
+inline std::unique_ptr<ProjectedBlockLayout> MakeLayout(const ProblemStructure& s, ProjectedBlockLayout*) {
+  return std::make_unique<ProjectedBlockLayout>(s);
+}
+inline int64_t BlockScalars(const LandmarkBlockLayout& l) { return l.total_scalars; }
+inline int64_t BlockScalars(const ProjectedBlockLayout& l) { return l.hot_scalars; }
+
+template <typename Solver>
+struct SolverFixture {
+  using Layout = typename Solver::Layout;
+  SolverFixture(int num_landmarks, int threads) : context(threads) {
     testing::RandomProblemConfig config;
     config.num_cameras = std::max(20, num_landmarks / 150);
     config.camera_size = 9;
@@ -139,30 +152,43 @@ struct ReducedSystemFixture {
     problem = testing::MakeRandomProblem(config);
     std::string error;
     BuildProblemStructure(*problem.problem, nullptr, &s, &error);
-    layout = std::make_unique<LandmarkBlockLayout>(s, sizeof(Scalar));
+    layout = MakeLayout(s, static_cast<Layout*>(nullptr));
+    // As solver.cc partitions the work.
     const int64_t nc = std::max(1, s.num_camera_parameters);
+    const bool projected = std::is_same<Layout, ProjectedBlockLayout>::value;
     partition = WorkPartition(static_cast<int>(s.groups.size()), layout->work,
-                              static_cast<int>(std::min<int64_t>(64, layout->total_scalars / (4 * nc))), 4096);
+                              static_cast<int>(std::min<int64_t>(64, BlockScalars(*layout) / (4 * nc))),
+                              projected ? 1024 : 4096);
     evaluator = std::make_unique<Evaluator>(s, partition, &context);
-    solver = std::make_unique<SqrtIterativeSchurSolver<Scalar>>(s, *layout, partition, &context,
-                                                                  SqrtIterativeSchurOptions());
+    solver = std::make_unique<Solver>(s, *layout, partition, &context, SqrtIterativeSchurOptions());
     std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters), y(s.num_effective_parameters);
     double cost, jy;
     evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer());
     std::vector<double> d(s.num_effective_parameters, 0.1);
     solver->Solve(d.data(), 0.1, y.data(), &jy);
-    // Bytes of the reduced rows' camera columns: what one product must read.
-    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
-      reduced_bytes += static_cast<double>(layout->obs_rows[gi]) * s.groups[gi].camera_columns * sizeof(Scalar);
-    }
+    for (const Group& group : s.groups) observations += group.num_rows / 2;
   }
   ParallelContext context;
   testing::RandomProblem problem;
   ProblemStructure s;
-  std::unique_ptr<LandmarkBlockLayout> layout;
+  std::unique_ptr<Layout> layout;
   WorkPartition partition;
   std::unique_ptr<Evaluator> evaluator;
-  std::unique_ptr<SqrtIterativeSchurSolver<Scalar>> solver;
+  std::unique_ptr<Solver> solver;
+  double observations = 0;
+};
+
+// The explicit reduced camera system product H~ x.
+template <typename Scalar>
+struct ReducedSystemFixture : SolverFixture<SqrtIterativeSchurSolver<Scalar>> {
+  ReducedSystemFixture(int num_landmarks, int threads)
+      : SolverFixture<SqrtIterativeSchurSolver<Scalar>>(num_landmarks, threads) {
+    // Bytes of the reduced rows' camera columns: what one product must read.
+    for (size_t gi = 0; gi < this->s.groups.size(); ++gi) {
+      reduced_bytes += static_cast<double>(this->layout->obs_rows[gi]) *
+                       this->s.groups[gi].camera_columns * sizeof(Scalar);
+    }
+  }
   double reduced_bytes = 0;
 };
 
@@ -188,41 +214,11 @@ BENCHMARK_TEMPLATE(BM_ReducedMatvec, double)->Args({20000, 1})->Args({20000, 2})
 // Jp^T (u - Q1 Q1^T u), u = Jp x, reading per observation row the compact
 // camera Jacobian and the row of Q1.
 template <typename Scalar>
-struct ProjectedSystemFixture {
-  ProjectedSystemFixture(int num_landmarks, int threads) : context(threads) {
-    testing::RandomProblemConfig config;
-    config.num_cameras = std::max(20, num_landmarks / 150);
-    config.camera_size = 9;
-    config.num_landmarks = num_landmarks;
-    config.min_observations = 2;
-    config.max_observations = 8;
-    problem = testing::MakeRandomProblem(config);
-    std::string error;
-    BuildProblemStructure(*problem.problem, nullptr, &s, &error);
-    layout = std::make_unique<ProjectedBlockLayout>(s);
-    const int64_t nc = std::max(1, s.num_camera_parameters);
-    partition = WorkPartition(static_cast<int>(s.groups.size()), layout->work,
-                              static_cast<int>(std::min<int64_t>(64, layout->hot_scalars / (4 * nc))), 1024);
-    evaluator = std::make_unique<Evaluator>(s, partition, &context);
-    solver = std::make_unique<ProjectedIterativeSchurSolver<Scalar>>(s, *layout, partition, &context,
-                                                                      SqrtIterativeSchurOptions());
-    std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters), y(s.num_effective_parameters);
-    double cost, jy;
-    evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer());
-    std::vector<double> d(s.num_effective_parameters, 0.1);
-    solver->Solve(d.data(), 0.1, y.data(), &jy);
-    hot_bytes = static_cast<double>(layout->hot_scalars) * sizeof(Scalar);
-    for (const Group& group : s.groups) observations += group.num_rows / 2;
-  }
-  ParallelContext context;
-  testing::RandomProblem problem;
-  ProblemStructure s;
-  std::unique_ptr<ProjectedBlockLayout> layout;
-  WorkPartition partition;
-  std::unique_ptr<Evaluator> evaluator;
-  std::unique_ptr<ProjectedIterativeSchurSolver<Scalar>> solver;
-  double hot_bytes = 0;
-  double observations = 0;
+struct ProjectedSystemFixture : SolverFixture<ProjectedIterativeSchurSolver<Scalar>> {
+  ProjectedSystemFixture(int num_landmarks, int threads)
+      : SolverFixture<ProjectedIterativeSchurSolver<Scalar>>(num_landmarks, threads),
+        hot_bytes(static_cast<double>(this->layout->hot_scalars) * sizeof(Scalar)) {}
+  double hot_bytes;
 };
 
 template <typename Scalar>

@@ -14,6 +14,7 @@
 #include "ceres_sqrtba/internal/problem_structure.h"
 #include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
 #include "gtest/gtest.h"
+#include "linear_solver_checks.h"
 #include "linear_solver_fixture.h"
 #include "test_problems.h"
 
@@ -31,7 +32,9 @@ using Vec = Eigen::VectorXd;
 template <typename Scalar>
 struct Fixture : testing::LinearSolverFixture<SqrtIterativeSchurSolver<Scalar>> {
   explicit Fixture(ceres::Problem* problem, int num_threads = 1)
-      : testing::LinearSolverFixture<SqrtIterativeSchurSolver<Scalar>>(problem, Options(),
+      : Fixture(problem, Options(), num_threads) {}
+  Fixture(ceres::Problem* problem, const SqrtIterativeSchurOptions& options, int num_threads = 1)
+      : testing::LinearSolverFixture<SqrtIterativeSchurSolver<Scalar>>(problem, options,
                                                                         num_threads) {}
   static SqrtIterativeSchurOptions Options() {
     SqrtIterativeSchurOptions o;
@@ -40,100 +43,24 @@ struct Fixture : testing::LinearSolverFixture<SqrtIterativeSchurSolver<Scalar>> 
   }
 };
 
-std::vector<RandomProblemConfig> Configs() { return testing::LinearAlgebraConfigs(); }
-
 // Paper eqs. (red_H)/(red_b): J^_p^T J^_p = S~ and J^_p^T r^ = b~ for the damped
 // problem, with S~, b~ the Schur complement formed densely.
 TEST(LinearAlgebra, ReducedSystemEqualsDampedSchurComplement) {
-  for (const RandomProblemConfig& config : Configs()) {
-    auto p = MakeRandomProblem(config);
-    Fixture<double> f(p.problem.get());
-    const ProblemStructure& s = f.s;
-    const int n = s.num_effective_parameters, nl = s.camera_tangent_begin, np = s.num_camera_parameters;
-    const Vec d = RandomDiagonal(n, config.seed);
-    Vec y(n);
-    double jy;
-    f.solver->Solve(d.data(), 1e-12, y.data(), &jy);
-
-    const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
-    const Vec b = f.j.transpose() * f.r;
-    const Mat hll = h.topLeftCorner(nl, nl), hlp = h.topRightCorner(nl, np);
-    const Mat hpp = h.bottomRightCorner(np, np);
-    const Mat s_dense = hpp - hlp.transpose() * hll.ldlt().solve(hlp);
-    const Vec b_dense = b.tail(np) - hlp.transpose() * hll.ldlt().solve(b.head(nl));
-
-    Mat s_sqrt(np, np);
-    Vec e(np), col(np);
-    for (int i = 0; i < np; ++i) {
-      e.setZero();
-      e[i] = 1;
-      f.solver->reduced_system()->Multiply(e.data(), col.data());
-      s_sqrt.col(i) = col;
-    }
-    Vec b_sqrt(np);
-    f.solver->reduced_system()->Rhs(b_sqrt.data());
-    EXPECT_LT((s_sqrt - s_dense).norm() / s_dense.norm(), 1e-10) << "seed " << config.seed;
-    EXPECT_LT((b_sqrt - b_dense).norm() / b_dense.norm(), 1e-10) << "seed " << config.seed;
-  }
+  testing::CheckReducedSystemEqualsDampedSchurComplement<Fixture<double>>();
 }
 
 // SCHUR_JACOBI is the inverse of the camera blocks of the damped Schur
-// complement, as Ceres computes it.
+// complement, as Ceres computes it; JACOBI of J^T J + D^2.
 TEST(LinearAlgebra, PreconditionerInvertsSchurDiagonalBlocks) {
-  for (const RandomProblemConfig& config : Configs()) {
-    auto p = MakeRandomProblem(config);
-    Fixture<double> f(p.problem.get());
-    const ProblemStructure& s = f.s;
-    const int n = s.num_effective_parameters, nl = s.camera_tangent_begin, np = s.num_camera_parameters;
-    const Vec d = RandomDiagonal(n, config.seed + 20);
-    Vec y(n);
-    double jy;
-    f.solver->Solve(d.data(), 0.1, y.data(), &jy);
-    const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
-    const Mat hll = h.topLeftCorner(nl, nl), hlp = h.topRightCorner(nl, np);
-    const Mat schur = h.bottomRightCorner(np, np) - hlp.transpose() * hll.ldlt().solve(hlp);
-    Mat block_diagonal = Mat::Zero(np, np);
-    for (int c : s.cameras) {
-      const ParameterBlockInfo& pb = s.parameter_blocks[c];
-      const int o = pb.tangent_offset - nl;
-      block_diagonal.block(o, o, pb.tangent_size, pb.tangent_size) =
-          schur.block(o, o, pb.tangent_size, pb.tangent_size).inverse();
-    }
-    Mat m(np, np);
-    Vec e(np), col(np);
-    for (int i = 0; i < np; ++i) {
-      e.setZero();
-      e[i] = 1;
-      f.solver->preconditioner()->Multiply(e.data(), col.data());
-      m.col(i) = col;
-    }
-    EXPECT_LT((m - block_diagonal).norm() / block_diagonal.norm(), 1e-10) << "seed " << config.seed;
-  }
+  testing::CheckPreconditionerInvertsDiagonalBlocks<Fixture<double>>(true);
+  testing::CheckPreconditionerInvertsDiagonalBlocks<Fixture<double>>(false);
 }
 
 // The step solves (J^T J + D^2) y = J^T r; |J y|^2 is reported for the model.
-template <typename Scalar>
-void CheckStep(double tolerance) {
-  for (const RandomProblemConfig& config : Configs()) {
-    auto p = MakeRandomProblem(config);
-    Fixture<Scalar> f(p.problem.get());
-    const int n = f.s.num_effective_parameters;
-    // Two radii in a row: the second solve reuses the marginalization and
-    // swaps the landmark damping, as a rejected step does.
-    for (double factor : {1.0, 0.25}) {
-      const Vec d = factor * RandomDiagonal(n, config.seed + 10);
-      Vec y(n);
-      double jy = 0;
-      const LinearSolverSummary summary = f.solver->Solve(d.data(), 1e-14, y.data(), &jy);
-      EXPECT_NE(summary.termination, LinearSolverTermination::kFailure) << summary.message;
-      testing::ExpectDenseStep(f.j, f.r, d, y, jy, tolerance,
-                               "seed " + std::to_string(config.seed) + " factor " + std::to_string(factor));
-    }
-  }
-}
-
-TEST(LinearAlgebra, StepEqualsDenseSolveDouble) { CheckStep<double>(1e-8); }
-TEST(LinearAlgebra, StepEqualsDenseSolveFloat) { CheckStep<float>(1e-3); }
+// Two radii in a row: the second solve reuses the marginalization and swaps
+// the landmark damping, as a rejected step does.
+TEST(LinearAlgebra, StepEqualsDenseSolveDouble) { testing::CheckStep<Fixture<double>>(1e-8); }
+TEST(LinearAlgebra, StepEqualsDenseSolveFloat) { testing::CheckStep<Fixture<float>>(1e-3); }
 
 // Damping on, then off: the marginalized block comes back to 1e-12.
 TEST(LinearAlgebra, DampingUndoRestoresBlock) {

@@ -16,6 +16,7 @@
 #include "ceres_sqrtba/internal/thin_qr.h"
 #include "ceres_sqrtba/solver.h"
 #include "gtest/gtest.h"
+#include "linear_solver_checks.h"
 #include "linear_solver_fixture.h"
 #include "test_problems.h"
 
@@ -33,7 +34,9 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 template <typename Scalar>
 struct Fixture : testing::LinearSolverFixture<ProjectedIterativeSchurSolver<Scalar>> {
   explicit Fixture(ceres::Problem* problem, int num_threads = 1)
-      : testing::LinearSolverFixture<ProjectedIterativeSchurSolver<Scalar>>(problem, Options(),
+      : Fixture(problem, Options(), num_threads) {}
+  Fixture(ceres::Problem* problem, const SqrtIterativeSchurOptions& options, int num_threads = 1)
+      : testing::LinearSolverFixture<ProjectedIterativeSchurSolver<Scalar>>(problem, options,
                                                                              num_threads) {}
   static SqrtIterativeSchurOptions Options() {
     SqrtIterativeSchurOptions o;
@@ -99,133 +102,28 @@ TEST(ThinQr, OrthonormalForBadlyConditionedColumns) {
   EXPECT_EQ(r(1, 1), 0.0);
 }
 
-std::vector<RandomProblemConfig> Configs() { return testing::LinearAlgebraConfigs(); }
-
 // Paper eqs. (red_H)/(red_b), applied through the projector.
 TEST(ProjectedBlocks, ReducedSystemEqualsDampedSchurComplement) {
-  for (const RandomProblemConfig& config : Configs()) {
-    auto p = MakeRandomProblem(config);
-    Fixture<double> f(p.problem.get());
-    const ProblemStructure& s = f.s;
-    const int n = s.num_effective_parameters, nl = s.camera_tangent_begin, np = s.num_camera_parameters;
-    const Vec d = RandomDiagonal(n, config.seed);
-    Vec y(n);
-    double jy;
-    f.solver->Solve(d.data(), 1e-12, y.data(), &jy);
-
-    const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
-    const Vec b = f.j.transpose() * f.r;
-    const Mat hll = h.topLeftCorner(nl, nl), hlp = h.topRightCorner(nl, np);
-    const Mat s_dense = h.bottomRightCorner(np, np) - hlp.transpose() * hll.ldlt().solve(hlp);
-    const Vec b_dense = b.tail(np) - hlp.transpose() * hll.ldlt().solve(b.head(nl));
-    Mat s_proj(np, np);
-    Vec e(np), col(np);
-    for (int i = 0; i < np; ++i) {
-      e.setZero();
-      e[i] = 1;
-      f.solver->reduced_system()->Multiply(e.data(), col.data());
-      s_proj.col(i) = col;
-    }
-    const Vec b_proj = Eigen::Map<const Vec>(f.solver->rhs().data(), np);
-    EXPECT_LT((s_proj - s_dense).norm() / s_dense.norm(), 1e-10) << "seed " << config.seed;
-    EXPECT_LT((b_proj - b_dense).norm() / b_dense.norm(), 1e-10) << "seed " << config.seed;
-  }
+  testing::CheckReducedSystemEqualsDampedSchurComplement<Fixture<double>>();
 }
 
-TEST(ProjectedBlocks, PreconditionerInvertsSchurDiagonalBlocks) {
-  for (const RandomProblemConfig& config : Configs()) {
-    auto p = MakeRandomProblem(config);
-    Fixture<double> f(p.problem.get());
-    const ProblemStructure& s = f.s;
-    const int n = s.num_effective_parameters, nl = s.camera_tangent_begin, np = s.num_camera_parameters;
-    const Vec d = RandomDiagonal(n, config.seed + 20);
-    Vec y(n);
-    double jy;
-    f.solver->Solve(d.data(), 0.1, y.data(), &jy);
-    const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
-    const Mat hll = h.topLeftCorner(nl, nl), hlp = h.topRightCorner(nl, np);
-    const Mat schur = h.bottomRightCorner(np, np) - hlp.transpose() * hll.ldlt().solve(hlp);
-    Mat block_diagonal = Mat::Zero(np, np);
-    for (int c : s.cameras) {
-      const ParameterBlockInfo& pb = s.parameter_blocks[c];
-      const int o = pb.tangent_offset - nl;
-      block_diagonal.block(o, o, pb.tangent_size, pb.tangent_size) =
-          schur.block(o, o, pb.tangent_size, pb.tangent_size).inverse();
-    }
-    Mat m(np, np);
-    Vec e(np), col(np);
-    for (int i = 0; i < np; ++i) {
-      e.setZero();
-      e[i] = 1;
-      f.solver->preconditioner()->Multiply(e.data(), col.data());
-      m.col(i) = col;
-    }
-    EXPECT_LT((m - block_diagonal).norm() / block_diagonal.norm(), 1e-10) << "seed " << config.seed;
-  }
+// SCHUR_JACOBI from Jc^T (I - Q1 Q1^T) Jc per block, JACOBI from Jc^T Jc.
+TEST(ProjectedBlocks, PreconditionerInvertsDiagonalBlocks) {
+  testing::CheckPreconditionerInvertsDiagonalBlocks<Fixture<double>>(true);
+  testing::CheckPreconditionerInvertsDiagonalBlocks<Fixture<double>>(false);
 }
 
-// JACOBI: the inverse of the camera blocks of J^T J + D^2.
-TEST(ProjectedBlocks, JacobiPreconditionerInvertsGramBlocks) {
-  for (const RandomProblemConfig& config : Configs()) {
-    auto p = MakeRandomProblem(config);
-    SqrtIterativeSchurOptions options;
-    options.preconditioner = ceres::JACOBI;
-    testing::LinearSolverFixture<ProjectedIterativeSchurSolver<double>> f(p.problem.get(), options);
-    const ProblemStructure& s = f.s;
-    const int n = s.num_effective_parameters, nl = s.camera_tangent_begin, np = s.num_camera_parameters;
-    const Vec d = RandomDiagonal(n, config.seed + 40);
-    Vec y(n);
-    double jy;
-    f.solver->Solve(d.data(), 0.1, y.data(), &jy);
-    const Mat h = f.j.transpose() * f.j + Mat(d.cwiseAbs2().asDiagonal());
-    Mat block_diagonal = Mat::Zero(np, np);
-    for (int c : s.cameras) {
-      const ParameterBlockInfo& pb = s.parameter_blocks[c];
-      const int o = pb.tangent_offset - nl;
-      block_diagonal.block(o, o, pb.tangent_size, pb.tangent_size) =
-          h.block(pb.tangent_offset, pb.tangent_offset, pb.tangent_size, pb.tangent_size).inverse();
-    }
-    Mat m(np, np);
-    Vec e(np), col(np);
-    for (int i = 0; i < np; ++i) {
-      e.setZero();
-      e[i] = 1;
-      f.solver->preconditioner()->Multiply(e.data(), col.data());
-      m.col(i) = col;
-    }
-    EXPECT_LT((m - block_diagonal).norm() / block_diagonal.norm(), 1e-10) << "seed " << config.seed;
-  }
-}
-
-// The step solves (J^T J + D^2) y = J^T r, then again for a smaller diagonal
-// on the same Jacobian (a rejected step: Q1 and R^ recomputed, nothing else).
-template <typename Scalar>
-void CheckStep(double tolerance) {
-  for (const RandomProblemConfig& config : Configs()) {
-    auto p = MakeRandomProblem(config);
-    Fixture<Scalar> f(p.problem.get());
-    const int n = f.s.num_effective_parameters;
-    for (double factor : {1.0, 0.25}) {
-      const Vec d = factor * RandomDiagonal(n, config.seed + 10);
-      Vec y(n);
-      double jy = 0;
-      const LinearSolverSummary summary = f.solver->Solve(d.data(), 1e-14, y.data(), &jy);
-      EXPECT_NE(summary.termination, LinearSolverTermination::kFailure) << summary.message;
-      testing::ExpectDenseStep(f.j, f.r, d, y, jy, tolerance,
-                               "seed " + std::to_string(config.seed) + " factor " + std::to_string(factor));
-    }
-  }
-}
-
-TEST(ProjectedBlocks, StepEqualsDenseSolveDouble) { CheckStep<double>(1e-8); }
-// Float: the relative accuracy of a float PCG on these small, well
-// conditioned systems, as for the explicit blocks.
-TEST(ProjectedBlocks, StepEqualsDenseSolveFloat) { CheckStep<float>(1e-3); }
+// The step, then again for a smaller diagonal on the same Jacobian (a
+// rejected step: Q1 and R^ recomputed, nothing else). Float: the relative
+// accuracy of a float PCG on these small, well conditioned systems, as for
+// the explicit blocks.
+TEST(ProjectedBlocks, StepEqualsDenseSolveDouble) { testing::CheckStep<Fixture<double>>(1e-8); }
+TEST(ProjectedBlocks, StepEqualsDenseSolveFloat) { testing::CheckStep<Fixture<float>>(1e-3); }
 
 // Jacobi scaling: the scaled Jacobian's step, with column norms from the
 // unscaled one (what the trust-region loop does on the first Jacobian).
 TEST(ProjectedBlocks, ColumnNormsAndScaling) {
-  for (const RandomProblemConfig& config : Configs()) {
+  for (const RandomProblemConfig& config : testing::LinearAlgebraConfigs()) {
     auto p = MakeRandomProblem(config);
     Fixture<double> f(p.problem.get());
     const int n = f.s.num_effective_parameters;

@@ -63,13 +63,8 @@ LinearSolverSummary SqrtIterativeSchurSolver<Scalar>::Solve(const double* d, dou
     preconditioner_->Compute(landmarks_.blocks(), landmarks_.camera_gram(),
                              damping_squared_double_.data(), context_, visit_top_rows);
   }
-  PcgOptions pcg_options;
-  pcg_options.min_num_iterations = options_.min_num_iterations;
-  pcg_options.max_num_iterations = options_.max_num_iterations;
-  pcg_options.q_tolerance = eta;
-  pcg_options.r_tolerance = -1.0;
-  LinearSolverSummary summary =
-      pcg_.Solve(&system_, preconditioner_.get(), rhs_.data(), solution_.data(), pcg_options);
+  LinearSolverSummary summary = pcg_.Solve(&system_, preconditioner_.get(), rhs_.data(),
+                                           solution_.data(), options_.ForSolve(eta));
   if (summary.termination == LinearSolverTermination::kFailure ||
       summary.termination == LinearSolverTermination::kFatalError) {
     return summary;

@@ -36,6 +36,17 @@ struct SqrtIterativeSchurOptions {
   ceres::PreconditionerType preconditioner = ceres::SCHUR_JACOBI;
   int min_num_iterations = 0;
   int max_num_iterations = 500;
+
+  // PCG's options for one solve with Ceres' forcing parameter eta: Ceres'
+  // ITERATIVE_SCHUR stops on the q criterion only.
+  PcgOptions ForSolve(double eta) const {
+    PcgOptions o;
+    o.min_num_iterations = min_num_iterations;
+    o.max_num_iterations = max_num_iterations;
+    o.q_tolerance = eta;
+    o.r_tolerance = -1.0;
+    return o;
+  }
 };
 
 template <typename Scalar>
