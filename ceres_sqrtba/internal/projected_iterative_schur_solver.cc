@@ -47,12 +47,7 @@ template <typename Scalar>
 void ProjectedIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
   std::fill(norms, norms + s_.num_effective_parameters, 0.0);
   blocks_.AddLandmarkColumnNorms(norms);
-  EnsureCameraGram();
-  for (size_t c = 0; c < s_.cameras.size(); ++c) {
-    const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
-    const double* g = camera_gram_.block(static_cast<int>(c));
-    for (int i = 0; i < pb.tangent_size; ++i) norms[pb.tangent_offset + i] = g[i * pb.tangent_size + i];
-  }
+  blocks_.CameraColumnNorms(norms + s_.camera_tangent_begin);
 }
 
 template <typename Scalar>

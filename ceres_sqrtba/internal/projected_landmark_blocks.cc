@@ -254,6 +254,33 @@ void ProjectedLandmarkBlocks<Scalar>::AddLandmarkColumnNorms(double* norms) cons
 }
 
 template <typename Scalar>
+void ProjectedLandmarkBlocks<Scalar>::CameraColumnNorms(double* norms) {
+  const int ncp = s_.num_camera_parameters;
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    double* acc = chunk_rhs_[chunk];
+    std::fill(acc, acc + ncp, 0.0);
+    for (int g = gb; g < ge; ++g) {
+      const int hs = layout_.camera_width[g] + s_.groups[g].landmark_size;
+      const Scalar* h = hot(g);
+      for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
+        const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
+        for (int it = seg.item_begin; it < seg.item_end; ++it) {
+          const ProjectedBlockLayout::Item& item = layout_.items[it];
+          for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+            const Scalar* row = h + static_cast<int64_t>(i) * hs + item.column;
+            for (int k = 0; k < item.size; ++k) {
+              const double v = row[k];
+              acc[item.offset + k] += v * v;
+            }
+          }
+        }
+      }
+    }
+  });
+  chunk_rhs_.SumInto(context_, ncp, norms);
+}
+
+template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visitor* visitor) {
   const int ncp = s_.num_camera_parameters;
   const int max_m = layout_.max_rows, max_d = layout_.max_landmark_size;

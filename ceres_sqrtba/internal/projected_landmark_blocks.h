@@ -128,6 +128,12 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   void ScaleColumns(const double* scale);
   // Adds the squared norms of the landmark columns to norms (tangent layout).
   void AddLandmarkColumnNorms(double* norms) const;
+  // Writes the squared norms of the camera columns to norms (reduced camera
+  // vector), summed per chunk and then in chunk order. Levenberg-Marquardt
+  // asks for the column norms of every new Jacobian (its damping diagonal);
+  // the camera Gram matrices would cost five times more and only their
+  // diagonals would be used.
+  void CameraColumnNorms(double* norms);
 
   // For the diagonal d (tangent layout of the whole problem): recomputes Q1
   // and R^ of every landmark from [Jl; d_l], and writes the reduced
