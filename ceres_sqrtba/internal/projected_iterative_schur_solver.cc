@@ -14,8 +14,8 @@ ProjectedIterativeSchurSolver<Scalar>::ProjectedIterativeSchurSolver(
       context_(context),
       blocks_(s, layout, partition, context),
       system_(s, partition, &blocks_, context),
-      camera_gram_(s, partition),
       pcg_(s.num_camera_parameters) {
+  if (options.preconditioner == ceres::JACOBI) camera_gram_ = std::make_unique<CameraGram>(s, partition);
   if (options.preconditioner == ceres::SCHUR_JACOBI || options.preconditioner == ceres::JACOBI) {
     preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
         s, partition, options.preconditioner == ceres::SCHUR_JACOBI);
@@ -37,7 +37,7 @@ JacobianWriter* ProjectedIterativeSchurSolver<Scalar>::writer() {
 template <typename Scalar>
 void ProjectedIterativeSchurSolver<Scalar>::EnsureCameraGram() {
   if (camera_gram_valid_) return;
-  camera_gram_.ComputeWith(context_, [&](int g, int e, int, int n, double* acc) {
+  camera_gram_->ComputeWith(context_, [&](int g, int e, int, int n, double* acc) {
     blocks_.AddCameraGramLower(g, e, n, acc);
   });
   camera_gram_valid_ = true;
@@ -53,7 +53,7 @@ void ProjectedIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
 template <typename Scalar>
 void ProjectedIterativeSchurSolver<Scalar>::ScaleColumns(const double* scale) {
   blocks_.ScaleColumns(scale);
-  if (camera_gram_valid_) camera_gram_.Scale(scale);
+  if (camera_gram_valid_) camera_gram_->Scale(scale);
 }
 
 template <typename Scalar>
@@ -92,7 +92,7 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
   } else if (preconditioner_ != nullptr) {
     // JACOBI: Jc^T Jc + lambda D_c^2.
     EnsureCameraGram();
-    preconditioner_->ComputeJacobi(camera_gram_, damping_squared_double_.data(), context_);
+    preconditioner_->ComputeJacobi(*camera_gram_, damping_squared_double_.data(), context_);
   }
   LinearSolverSummary summary = pcg_.Solve(&system_, preconditioner_.get(), rhs_.data(),
                                            solution_.data(), options_.ForSolve(eta));

@@ -60,7 +60,9 @@ class ProjectedIterativeSchurSolver : public LinearSolver {
   ParallelContext* context_;
   ProjectedLandmarkBlocks<Scalar> blocks_;
   ProjectedReducedCameraSystem<Scalar> system_;
-  CameraGram camera_gram_;
+  // Jc^T Jc per camera, for JACOBI only (SCHUR_JACOBI sums its blocks from
+  // the projected rows, the column norms are summed directly).
+  std::unique_ptr<CameraGram> camera_gram_;
   bool camera_gram_valid_ = false;
   std::unique_ptr<BlockJacobiPreconditioner<Scalar>> preconditioner_;
   Pcg<Scalar> pcg_;

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include "ceres_sqrtba/internal/landmark_blocks.h"
 #include "ceres_sqrtba/internal/thin_qr.h"
 
 namespace ceres_sqrtba {
@@ -99,8 +100,30 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
 
 namespace {
 
-constexpr double MaxMagnitude(bool single) {
-  return single ? 1e18 : std::numeric_limits<double>::infinity();
+// Beyond this a value cannot be used safely in Scalar: the bound of the
+// explicit blocks (landmark_blocks.h), infinite in double.
+template <typename Scalar>
+constexpr double kMaxMagnitude = LandmarkBlocks<Scalar>::kMaxMagnitude;
+
+// One observation row of Jp times the camera vector x, over the cameras of
+// its residual block (items), accumulated in Acc.
+template <typename Acc, typename Scalar, typename X>
+inline Acc RowTimesCameras(const Scalar* row, const ProjectedBlockLayout::Item* begin,
+                           const ProjectedBlockLayout::Item* end, const X* x) {
+  Acc v = 0;
+  for (const ProjectedBlockLayout::Item* item = begin; item != end; ++item) {
+    for (int k = 0; k < item->size; ++k) v += static_cast<Acc>(row[item->column + k]) * x[item->offset + k];
+  }
+  return v;
+}
+
+// y (camera vector) += row^T w over the cameras of the row's residual block.
+template <typename Scalar, typename Y>
+inline void AddRowTransposeTimes(const Scalar* row, const ProjectedBlockLayout::Item* begin,
+                                 const ProjectedBlockLayout::Item* end, Y w, Y* y) {
+  for (const ProjectedBlockLayout::Item* item = begin; item != end; ++item) {
+    for (int k = 0; k < item->size; ++k) y[item->offset + k] += static_cast<Y>(row[item->column + k]) * w;
+  }
 }
 
 template <typename Scalar>
@@ -154,8 +177,7 @@ void ProjectedLandmarkBlocks<Scalar>::Write(int group, int /*position*/, int row
     std::fill(h + i * hs, h + i * hs + cw, Scalar(0));
     std::fill(c + i * (d + 1), c + i * (d + 1) + d, Scalar(0));
   }
-  constexpr bool kSingle = std::numeric_limits<Scalar>::digits < 53;
-  const double limit = !scale_.empty() ? MaxMagnitude(kSingle)
+  const double limit = !scale_.empty() ? kMaxMagnitude<Scalar>
                                        : static_cast<double>(std::numeric_limits<Scalar>::max());
   bool out_of_range = false;
   for (int i = 0; i < m; ++i) {
@@ -187,16 +209,15 @@ void ProjectedLandmarkBlocks<Scalar>::Write(int group, int /*position*/, int row
 
 template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::CheckRange(int g) {
-  constexpr bool kSingle = std::numeric_limits<Scalar>::digits < 53;
-  if (!kSingle) return;
+  if (!(kMaxMagnitude<Scalar> < std::numeric_limits<double>::infinity())) return;
   const int d = s_.groups[g].landmark_size;
   const int cw = layout_.camera_width[g];
   const Scalar* h = hot(g);
   const Scalar* c = cold(g);
   bool bad = false;
   for (int i = 0; i < layout_.rows[g]; ++i) {
-    for (int k = 0; k < cw; ++k) bad |= !(std::abs(static_cast<double>(h[i * (cw + d) + k])) <= MaxMagnitude(true));
-    for (int k = 0; k <= d; ++k) bad |= !(std::abs(static_cast<double>(c[i * (d + 1) + k])) <= MaxMagnitude(true));
+    for (int k = 0; k < cw; ++k) bad |= !(std::abs(static_cast<double>(h[i * (cw + d) + k])) <= kMaxMagnitude<Scalar>);
+    for (int k = 0; k <= d; ++k) bad |= !(std::abs(static_cast<double>(c[i * (d + 1) + k])) <= kMaxMagnitude<Scalar>);
   }
   if (bad) out_of_range_.store(true, std::memory_order_relaxed);
 }
@@ -307,12 +328,7 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
           q1[i * d + k] = v;
           h[static_cast<int64_t>(i) * hs + cw + k] = static_cast<Scalar>(v);
         };
-        double* r = r_.data() + layout_.r_offset[g];
-        if (d == 3) {
-          ThinQr<3>(m, d, c, d + 1, sl, qr, r, store);
-        } else {
-          ThinQr(m, d, c, d + 1, sl, qr, r, store);
-        }
+        ThinQr(m, d, c, d + 1, sl, qr, r_.data() + layout_.r_offset[g], store);
         // t = Q1^T r.
         std::fill(t, t + d, 0.0);
         for (int i = 0; i < m; ++i) {
@@ -328,11 +344,8 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
         for (int i = seg.row; i < seg.row + seg.rows; ++i) {
           double w = c[i * (d + 1) + d];
           for (int k = 0; k < d; ++k) w -= q1[i * d + k] * t[k];
-          const Scalar* row = h + static_cast<int64_t>(i) * hs;
-          for (int it = seg.item_begin; it < seg.item_end; ++it) {
-            const ProjectedBlockLayout::Item& item = layout_.items[it];
-            for (int k = 0; k < item.size; ++k) acc[item.offset + k] += static_cast<double>(row[item.column + k]) * w;
-          }
+          AddRowTransposeTimes(h + static_cast<int64_t>(i) * hs, &layout_.items[0] + seg.item_begin,
+                               &layout_.items[0] + seg.item_end, w, acc);
         }
       }
     }
@@ -380,7 +393,7 @@ inline void MultiplyBalShaped(const Scalar* __restrict h, int k,
 }  // namespace
 
 template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int /*chunk*/, int gb, int ge, const Scalar* x,
+void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int gb, int ge, const Scalar* x,
                                                      Scalar* y, Scalar* u) const {
   for (int g = gb; g < ge; ++g) {
     const int cw = layout_.camera_width[g];
@@ -400,14 +413,8 @@ void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int /*chunk*/, int gb, int 
     for (int sg = sb; sg < se; ++sg) {
       const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
       for (int i = seg.row; i < seg.row + seg.rows; ++i) {
-        const Scalar* row = h + static_cast<int64_t>(i) * hs;
-        Scalar v = 0;
-        for (int it = seg.item_begin; it < seg.item_end; ++it) {
-          const ProjectedBlockLayout::Item& item = layout_.items[it];
-          const Scalar* xc = x + item.offset;
-          for (int k = 0; k < item.size; ++k) v += row[item.column + k] * xc[k];
-        }
-        u[i] = v;
+        u[i] = RowTimesCameras<Scalar>(h + static_cast<int64_t>(i) * hs, &layout_.items[0] + seg.item_begin,
+                                       &layout_.items[0] + seg.item_end, x);
       }
     }
     for (int k = 0; k < d; ++k) t[k] = 0;
@@ -421,11 +428,7 @@ void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int /*chunk*/, int gb, int 
         const Scalar* row = h + static_cast<int64_t>(i) * hs;
         Scalar w = u[i];
         for (int k = 0; k < d; ++k) w -= row[cw + k] * t[k];
-        for (int it = seg.item_begin; it < seg.item_end; ++it) {
-          const ProjectedBlockLayout::Item& item = layout_.items[it];
-          Scalar* yc = y + item.offset;
-          for (int k = 0; k < item.size; ++k) yc[k] += row[item.column + k] * w;
-        }
+        AddRowTransposeTimes(row, &layout_.items[0] + seg.item_begin, &layout_.items[0] + seg.item_end, w, y);
       }
     }
   }
@@ -450,14 +453,11 @@ void ProjectedLandmarkBlocks<Scalar>::AddCameraGramLower(int g, int e, int n, do
 namespace {
 
 // Lower triangle of W^T W into acc with sign -1, W = Q1^T Jc (d x n) over the
-// camera's rows of one block. kD, kN > 0: sizes fixed at compile time; 0:
-// the run-time d, n.
-template <int kD, int kN, typename Scalar>
+// camera's rows of one block (w: d x n scratch).
+template <typename Scalar>
 inline void SubtractEliminatedGramLower(const Scalar* h, int hs, int cw,
-                                        const ProjectedBlockLayout& layout, int e, int d_dynamic,
-                                        int n_dynamic, double* w, double* acc) {
-  const int d = kD > 0 ? kD : d_dynamic;
-  const int n = kN > 0 ? kN : n_dynamic;
+                                        const ProjectedBlockLayout& layout, int e, int d, int n,
+                                        double* w, double* acc) {
   for (int i = 0; i < d * n; ++i) w[i] = 0.0;
   for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
     const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
@@ -526,7 +526,7 @@ void ProjectedLandmarkBlocks<Scalar>::AddReducedGramLower(int g, int e, int n, d
     large.resize(static_cast<size_t>(d) * n);
     w = large.data();
   }
-  SubtractEliminatedGramLower<0, 0>(h, hs, cw, layout_, e, d, n, w, acc);
+  SubtractEliminatedGramLower(h, hs, cw, layout_, e, d, n, w, acc);
 }
 
 template <typename Scalar>
@@ -549,13 +549,8 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
       for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
         const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
         for (int i = seg.row; i < seg.row + seg.rows; ++i) {
-          const Scalar* row = h + static_cast<int64_t>(i) * hs;
-          double v = 0.0;
-          for (int it = seg.item_begin; it < seg.item_end; ++it) {
-            const ProjectedBlockLayout::Item& item = layout_.items[it];
-            for (int k = 0; k < item.size; ++k) v += static_cast<double>(row[item.column + k]) * yp[item.offset + k];
-          }
-          u[i] = v;
+          u[i] = RowTimesCameras<double>(h + static_cast<int64_t>(i) * hs, &layout_.items[0] + seg.item_begin,
+                                         &layout_.items[0] + seg.item_end, yp);
         }
       }
       if (d > 0) {

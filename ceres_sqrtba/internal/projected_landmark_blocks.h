@@ -151,10 +151,10 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   };
   void Damp(const double* d, double* rhs, Visitor* visitor = nullptr);
 
-  // y = sum_b B_b^T B_b x (reduced camera vectors), without the pose damping.
-  // acc: per chunk accumulators of num_camera_parameters; scratch per chunk
-  // of max_rows scalars.
-  void MultiplyNormal(int chunk, int group_begin, int group_end, const Scalar* x, Scalar* acc,
+  // acc (reduced camera vector) += sum over groups [group_begin, group_end)
+  // of B_b^T B_b x, without the pose damping. scratch: max_rows +
+  // max_landmark_size scalars.
+  void MultiplyNormal(int group_begin, int group_end, const Scalar* x, Scalar* acc,
                       Scalar* scratch) const;
 
   // Adds the lower triangle of Jc^T Jc of camera entry e of group g (Jc: the

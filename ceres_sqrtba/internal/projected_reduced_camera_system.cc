@@ -23,7 +23,7 @@ void ProjectedReducedCameraSystem<Scalar>::Multiply(const Scalar* x, Scalar* y) 
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
     Scalar* acc = accumulators_[chunk];
     std::fill(acc, acc + nc, Scalar(0));
-    blocks_->MultiplyNormal(chunk, gb, ge, x, acc, scratch_[chunk]);
+    blocks_->MultiplyNormal(gb, ge, x, acc, scratch_[chunk]);
   });
   accumulators_.SumInto(context_, nc, y);
   if (damping_squared_ != nullptr) {

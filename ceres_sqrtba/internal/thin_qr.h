@@ -25,12 +25,9 @@ inline int ThinQrScratchSize(int m, int d) { return 2 * (m + d) * d + d; }
 // q1: m x d row-major, written at q1[i * q1_stride + c] through `store`
 // (store(i, c, value)), so the caller chooses the destination's precision and
 // layout. r: d x d row-major, upper triangle written, strict lower zeroed.
-// kD > 0 fixes d at compile time (3 for points: the loops over columns
-// unroll); kD = 0 takes d_dynamic.
-template <int kD = 0, typename Scalar, typename Store>
-void ThinQr(int m, int d_dynamic, const Scalar* jl, int jl_stride, const double* s,
-            double* scratch, double* r, const Store& store) {
-  const int d = kD > 0 ? kD : d_dynamic;
+template <typename Scalar, typename Store>
+void ThinQr(int m, int d, const Scalar* jl, int jl_stride, const double* s, double* scratch,
+            double* r, const Store& store) {
   const int n = m + d;
   double* a = scratch;             // n x d, column-major
   double* q = scratch + n * d;     // n x d, column-major
