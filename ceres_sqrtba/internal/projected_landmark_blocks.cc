@@ -344,8 +344,8 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
         for (int i = seg.row; i < seg.row + seg.rows; ++i) {
           double w = c[i * (d + 1) + d];
           for (int k = 0; k < d; ++k) w -= q1[i * d + k] * t[k];
-          AddRowTransposeTimes(h + static_cast<int64_t>(i) * hs, &layout_.items[0] + seg.item_begin,
-                               &layout_.items[0] + seg.item_end, w, acc);
+          AddRowTransposeTimes(h + static_cast<int64_t>(i) * hs, layout_.items.data() + seg.item_begin,
+                               layout_.items.data() + seg.item_end, w, acc);
         }
       }
     }
@@ -413,8 +413,8 @@ void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int gb, int ge, const Scala
     for (int sg = sb; sg < se; ++sg) {
       const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
       for (int i = seg.row; i < seg.row + seg.rows; ++i) {
-        u[i] = RowTimesCameras<Scalar>(h + static_cast<int64_t>(i) * hs, &layout_.items[0] + seg.item_begin,
-                                       &layout_.items[0] + seg.item_end, x);
+        u[i] = RowTimesCameras<Scalar>(h + static_cast<int64_t>(i) * hs, layout_.items.data() + seg.item_begin,
+                                       layout_.items.data() + seg.item_end, x);
       }
     }
     for (int k = 0; k < d; ++k) t[k] = 0;
@@ -428,7 +428,7 @@ void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int gb, int ge, const Scala
         const Scalar* row = h + static_cast<int64_t>(i) * hs;
         Scalar w = u[i];
         for (int k = 0; k < d; ++k) w -= row[cw + k] * t[k];
-        AddRowTransposeTimes(row, &layout_.items[0] + seg.item_begin, &layout_.items[0] + seg.item_end, w, y);
+        AddRowTransposeTimes(row, layout_.items.data() + seg.item_begin, layout_.items.data() + seg.item_end, w, y);
       }
     }
   }
@@ -549,8 +549,8 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
       for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
         const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
         for (int i = seg.row; i < seg.row + seg.rows; ++i) {
-          u[i] = RowTimesCameras<double>(h + static_cast<int64_t>(i) * hs, &layout_.items[0] + seg.item_begin,
-                                         &layout_.items[0] + seg.item_end, yp);
+          u[i] = RowTimesCameras<double>(h + static_cast<int64_t>(i) * hs, layout_.items.data() + seg.item_begin,
+                                         layout_.items.data() + seg.item_end, yp);
         }
       }
       if (d > 0) {
