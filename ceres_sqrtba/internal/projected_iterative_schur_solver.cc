@@ -14,17 +14,10 @@ ProjectedIterativeSchurSolver<Scalar>::ProjectedIterativeSchurSolver(
       context_(context),
       blocks_(s, layout, partition, context),
       system_(s, partition, &blocks_, context),
-      pcg_(s.num_camera_parameters) {
+      cameras_(s, partition, options.preconditioner),
+      rhs_double_(s.num_camera_parameters) {
   if (options.preconditioner == ceres::JACOBI) camera_gram_ = std::make_unique<CameraGram>(s, partition);
-  if (options.preconditioner == ceres::SCHUR_JACOBI || options.preconditioner == ceres::JACOBI) {
-    preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
-        s, partition, options.preconditioner == ceres::SCHUR_JACOBI);
-  }
-  damping_squared_.resize(s.num_camera_parameters);
-  damping_squared_double_.resize(s.num_camera_parameters);
-  rhs_double_.resize(s.num_camera_parameters);
-  rhs_.resize(s.num_camera_parameters);
-  solution_.resize(s.num_camera_parameters);
+  system_.SetDamping(cameras_.damping_squared());
 }
 
 template <typename Scalar>
@@ -64,7 +57,8 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
   // Jc^T (I - Q1 Q1^T) Jc, right after its Q1 is computed (same pass, rows in
   // cache) when the per-chunk sums fit; otherwise in a second pass.
   const bool schur = options_.preconditioner == ceres::SCHUR_JACOBI;
-  const bool visit = schur && preconditioner_->CanVisit();
+  BlockJacobiPreconditioner<Scalar>* preconditioner = cameras_.preconditioner();
+  const bool visit = schur && preconditioner->CanVisit();
   auto reduced_gram = [&](int g, int e, int, int n, double* acc) {
     blocks_.AddReducedGramLower(g, e, n, acc);
   };
@@ -74,35 +68,25 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
     void BeginChunk(int chunk) override { preconditioner->BeginChunk(chunk); }
     void Visit(int chunk, int group) override { preconditioner->AddGroup(chunk, group, *fn); }
   } visitor;
-  visitor.preconditioner = preconditioner_.get();
+  visitor.preconditioner = preconditioner;
   visitor.fn = &reduced_gram;
   blocks_.Damp(d, rhs_double_.data(), visit ? &visitor : nullptr);
-  // The pose damping lambda D_p^2 enters only the products (paper eq. (cg_mult)).
-  const double* dp = d + s_.camera_tangent_begin;
-  for (int i = 0; i < s_.num_camera_parameters; ++i) {
-    rhs_[i] = static_cast<Scalar>(rhs_double_[i]);
-    damping_squared_double_[i] = dp[i] * dp[i];
-    damping_squared_[i] = static_cast<Scalar>(damping_squared_double_[i]);
-  }
-  system_.SetDamping(damping_squared_.data());
+  std::vector<Scalar>& rhs = cameras_.rhs();
+  for (size_t i = 0; i < rhs.size(); ++i) rhs[i] = static_cast<Scalar>(rhs_double_[i]);
+  cameras_.SetPoseDamping(d + s_.camera_tangent_begin);
   if (visit) {
-    preconditioner_->FinishReduced(damping_squared_double_.data(), context_);
+    preconditioner->FinishReduced(cameras_.damping_squared_double(), context_);
   } else if (schur) {
-    preconditioner_->ComputeReduced(damping_squared_double_.data(), context_, reduced_gram);
-  } else if (preconditioner_ != nullptr) {
+    preconditioner->ComputeReduced(cameras_.damping_squared_double(), context_, reduced_gram);
+  } else if (preconditioner != nullptr) {
     // JACOBI: Jc^T Jc + lambda D_c^2.
     EnsureCameraGram();
-    preconditioner_->ComputeJacobi(*camera_gram_, damping_squared_double_.data(), context_);
+    preconditioner->ComputeJacobi(*camera_gram_, cameras_.damping_squared_double(), context_);
   }
-  LinearSolverSummary summary = pcg_.Solve(&system_, preconditioner_.get(), rhs_.data(),
-                                           solution_.data(), options_.ForSolve(eta));
-  if (summary.termination == LinearSolverTermination::kFailure ||
-      summary.termination == LinearSolverTermination::kFatalError) {
-    return summary;
+  LinearSolverSummary summary;
+  if (cameras_.Solve(&system_, options_.ForSolve(eta), y + s_.camera_tangent_begin, &summary)) {
+    *jy_squared_norm = blocks_.BackSubstitute(y);
   }
-  double* y_cameras = y + s_.camera_tangent_begin;
-  for (int i = 0; i < s_.num_camera_parameters; ++i) y_cameras[i] = solution_[i];
-  *jy_squared_norm = blocks_.BackSubstitute(y);
   return summary;
 }
 

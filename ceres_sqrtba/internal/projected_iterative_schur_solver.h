@@ -26,6 +26,7 @@
 #include "ceres_sqrtba/internal/pcg.h"
 #include "ceres_sqrtba/internal/projected_landmark_blocks.h"
 #include "ceres_sqrtba/internal/projected_reduced_camera_system.h"
+#include "ceres_sqrtba/internal/reduced_camera_pcg.h"
 #include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
 
 namespace ceres_sqrtba {
@@ -49,8 +50,8 @@ class ProjectedIterativeSchurSolver : public LinearSolver {
   // For tests.
   ProjectedLandmarkBlocks<Scalar>* blocks() { return &blocks_; }
   ProjectedReducedCameraSystem<Scalar>* reduced_system() { return &system_; }
-  BlockJacobiPreconditioner<Scalar>* preconditioner() { return preconditioner_.get(); }
-  const std::vector<Scalar>& rhs() const { return rhs_; }
+  BlockJacobiPreconditioner<Scalar>* preconditioner() { return cameras_.preconditioner(); }
+  const std::vector<Scalar>& rhs() const { return cameras_.rhs(); }
 
  private:
   void EnsureCameraGram();
@@ -64,12 +65,8 @@ class ProjectedIterativeSchurSolver : public LinearSolver {
   // the projected rows, the column norms are summed directly).
   std::unique_ptr<CameraGram> camera_gram_;
   bool camera_gram_valid_ = false;
-  std::unique_ptr<BlockJacobiPreconditioner<Scalar>> preconditioner_;
-  Pcg<Scalar> pcg_;
-  std::vector<double> damping_squared_double_;  // lambda D_p^2
-  std::vector<Scalar> damping_squared_;
-  std::vector<double> rhs_double_;
-  std::vector<Scalar> rhs_, solution_;
+  ReducedCameraPcg<Scalar> cameras_;
+  std::vector<double> rhs_double_;  // B^T r^, summed in double
 };
 
 extern template class ProjectedIterativeSchurSolver<float>;

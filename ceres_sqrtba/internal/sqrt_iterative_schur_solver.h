@@ -27,6 +27,7 @@
 #include "ceres_sqrtba/internal/marginalized_landmark_blocks.h"
 #include "ceres_sqrtba/internal/parallel.h"
 #include "ceres_sqrtba/internal/pcg.h"
+#include "ceres_sqrtba/internal/reduced_camera_pcg.h"
 #include "ceres_sqrtba/internal/reduced_camera_system.h"
 
 namespace ceres_sqrtba {
@@ -67,7 +68,7 @@ class SqrtIterativeSchurSolver : public LinearSolver {
   // For tests: the blocks, marginalized and damped as the last Solve left them.
   LandmarkBlocks<Scalar>* blocks() { return landmarks_.blocks(); }
   ReducedCameraSystem<Scalar>* reduced_system() { return &system_; }
-  BlockJacobiPreconditioner<Scalar>* preconditioner() { return preconditioner_.get(); }
+  BlockJacobiPreconditioner<Scalar>* preconditioner() { return cameras_.preconditioner(); }
 
  private:
   const ProblemStructure& s_;
@@ -75,12 +76,8 @@ class SqrtIterativeSchurSolver : public LinearSolver {
   ParallelContext* context_;
   MarginalizedLandmarkBlocks<Scalar> landmarks_;
   ReducedCameraSystem<Scalar> system_;
-  std::unique_ptr<BlockJacobiPreconditioner<Scalar>> preconditioner_;
-  Pcg<Scalar> pcg_;
+  ReducedCameraPcg<Scalar> cameras_;
   LandmarkBackSubstitution<Scalar> back_substitution_;
-  std::vector<double> damping_squared_double_;  // lambda D_p^2
-  std::vector<Scalar> damping_squared_;
-  std::vector<Scalar> rhs_, solution_;
 };
 
 extern template class SqrtIterativeSchurSolver<float>;
