@@ -520,6 +520,77 @@ TEST(FailureModes, SinglePrecisionOverflowWithoutMemoryForDouble) {
   EXPECT_EQ(s.message.substr(s.message.size() - note.size()), note) << s.message;
 }
 
+// Run to convergence, single precision's steps end in rounding: near the
+// minimum the gradient is at the level of float's error in the products and
+// PCG returns steps that do not decrease the model. Ceres calls them invalid
+// and fails after max_num_consecutive_invalid_steps in a row, which would
+// throw away a converged solve (the user's parameters are not updated on
+// FAILURE). The last of them is computed again in double instead.
+// Well posed: no outliers, five observations per point, two poses constant
+// (no gauge freedom), so that double precision converges to its rounding.
+struct WellPosedFixture {
+  explicit WellPosedFixture(unsigned seed) : ba(MakeSyntheticBa(8, 120, 5, seed, 0.0)) {
+    AddReprojectionResiduals(&ba, &problem, nullptr);
+    problem.SetParameterBlockConstant(ba.poses[0].data());
+    problem.SetParameterBlockConstant(ba.poses[1].data());
+  }
+  SyntheticBa ba;
+  ceres::Problem problem;
+};
+
+Solver::Options ToConvergence(Solver::Options o) {
+  o.max_num_iterations = 200;
+  o.function_tolerance = 1e-14;
+  o.gradient_tolerance = 1e-14;
+  o.parameter_tolerance = 1e-12;
+  return o;
+}
+
+TEST(FailureModes, SinglePrecisionRunToConvergenceEndsInDoubleInsteadOfFailing) {
+  int switched = 0;
+  for (unsigned seed = 1; seed <= 8; ++seed) {
+    for (bool explicit_rows : {false, true}) {
+      double costs[2];
+      std::string messages[2];
+      for (Precision precision : {DOUBLE_PRECISION, SINGLE_PRECISION}) {
+        WellPosedFixture f(seed);
+        Solver::Options o = ToConvergence(SqrtOptions(precision));
+        o.use_explicit_reduced_rows = explicit_rows;
+        ceres::Solver::Summary s;
+        Solve(o, &f.problem, &s);
+        EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << "seed " << seed << ": " << s.message;
+        costs[precision == SINGLE_PRECISION] = s.final_cost;
+        messages[precision == SINGLE_PRECISION] = s.message;
+      }
+      EXPECT_NEAR(costs[1], costs[0], 1e-8 * costs[0]) << "seed " << seed;
+      if (messages[1].find("consecutive steps did not decrease the model") != std::string::npos) ++switched;
+    }
+  }
+  // Otherwise the test would not reach the case it is about.
+  EXPECT_GT(switched, 0);
+}
+
+// Without memory for double precision the invalid steps count as Ceres
+// counts them.
+TEST(FailureModes, SinglePrecisionInvalidStepsWithoutMemoryForDouble) {
+  int failed = 0;
+  for (unsigned seed = 1; seed <= 8; ++seed) {
+    WellPosedFixture f(seed);
+    Solver::Options o = ToConvergence(SqrtOptions(SINGLE_PRECISION));
+    ceres::Solver::Summary first;
+    Solve(o, &f.problem, &first);
+    if (first.message.find("consecutive steps did not decrease the model") == std::string::npos) continue;
+    WellPosedFixture g(seed);
+    o.memory_limit_in_bytes = LandmarkBlockBytes(g.ba, SINGLE_PRECISION);
+    ceres::Solver::Summary s;
+    Solve(o, &g.problem, &s);
+    EXPECT_EQ(s.termination_type, ceres::FAILURE) << s.message;
+    EXPECT_NE(s.message.find("max_num_consecutive_invalid_steps"), std::string::npos) << s.message;
+    ++failed;
+  }
+  EXPECT_GT(failed, 0);
+}
+
 TEST(FailureModes, LandmarkAtInfinity) {
   for (Precision precision : {DOUBLE_PRECISION, SINGLE_PRECISION}) {
     Fixture f;

@@ -271,11 +271,7 @@ class Minimizer {
       if (!ctx_.is_silent) LOG(WARNING) << "Linear solver failure. Failed to compute a step: " << ls.message;
       if (fallback_ == nullptr && ctx_.make_fallback_solver) {
         // A numerical failure in single precision: redo this step in double.
-        if (!SwitchToFallback("the linear solver failed (" + ls.message + ")")) return false;
-        const ceres::IterationSummary saved = it_;
-        if (!EvaluateGradientAndJacobian()) return false;
-        it_ = saved;
-        return ComputeTrustRegionStep();
+        return RecomputeStepInDouble("the linear solver failed (" + ls.message + ")");
       }
       return true;
     }
@@ -284,6 +280,22 @@ class Minimizer {
     // with J^T r = scale .* gradient (the gradient is unscaled).
     model_cost_change_ = y_.dot(scale_.cwiseProduct(gradient_)) - 0.5 * jy;
     it_.step_is_valid = model_cost_change_ > 0.0;
+    if (!it_.step_is_valid && fallback_ == nullptr && ctx_.make_fallback_solver && !fallback_unavailable_ &&
+        num_consecutive_invalid_steps_ + 1 >= o_.max_num_consecutive_invalid_steps) {
+      // The exact minimizer of the damped model always decreases it
+      // (y^T (J^T J + D^2) y > |J y|^2 / 2), so a step that does not is
+      // rounding: near a minimum the gradient J^T r falls to the level of
+      // float's error in the products and PCG returns noise. Ceres counts
+      // such steps as invalid and fails at max_num_consecutive_invalid_steps
+      // of them in a row, discarding a solve that had converged; the last
+      // one is computed again in double precision instead, and the solve
+      // continues in double.
+      char reason[200];
+      std::snprintf(reason, sizeof(reason),
+                    "%d consecutive steps did not decrease the model (model cost change %.3e)",
+                    num_consecutive_invalid_steps_ + 1, model_cost_change_);
+      return RecomputeStepInDouble(reason, /*required=*/false);
+    }
     if (it_.step_is_valid) {
       delta_ = -(y_.cwiseProduct(scale_));
       num_consecutive_invalid_steps_ = 0;
@@ -296,10 +308,16 @@ class Minimizer {
   }
 
   // Continues the solve with the double precision fallback solver.
-  bool SwitchToFallback(const std::string& reason) {
+  // Not required: when it cannot be built, only logs why and returns false.
+  bool SwitchToFallback(const std::string& reason, bool required = true) {
     std::string error;
     std::unique_ptr<LinearSolver> fallback;
     if (ctx_.make_fallback_solver) fallback = ctx_.make_fallback_solver(&error);
+    if (fallback == nullptr && !required) {
+      fallback_unavailable_ = true;
+      if (!ctx_.is_silent) LOG(WARNING) << "Single precision: " << reason << "; double precision unavailable: " << error;
+      return false;
+    }
     if (fallback == nullptr) {
       summary_->message = "Single precision cannot solve this problem: " + reason + ". " + error;
       summary_->termination_type = ceres::FAILURE;
@@ -315,6 +333,18 @@ class Minimizer {
     stats_->precision_note = note;
     if (!ctx_.is_silent) LOG(WARNING) << stats_->precision_note;
     return true;
+  }
+
+  // Switches to the double precision fallback and computes this iteration's
+  // step again with it, from a Jacobian evaluated into its blocks.
+  // Not required: when double precision does not fit, the step stays as it
+  // was (an invalid step counts as Ceres counts it) and returns true.
+  bool RecomputeStepInDouble(const std::string& reason, bool required = true) {
+    if (!SwitchToFallback(reason, required)) return !required;
+    const ceres::IterationSummary saved = it_;
+    if (!EvaluateGradientAndJacobian()) return false;
+    it_ = saved;
+    return ComputeTrustRegionStep();
   }
 
   // Single precision that keeps producing steps the true cost rejects has
@@ -435,6 +465,7 @@ class Minimizer {
   bool scale_computed_ = false;
   bool solver_scaled_ = false;
   std::unique_ptr<LinearSolver> fallback_;
+  bool fallback_unavailable_ = false;  // an optional switch found it does not fit
   double start_time_ = 0.0;
   double iteration_start_time_ = 0.0;
 };
