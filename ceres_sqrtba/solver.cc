@@ -331,7 +331,7 @@ bool StringToPrecision(std::string value, Precision* precision) {
 
 bool Solver::Options::IsValid(std::string* error) const {
   if (sqrt_linear_solver_type == CERES_LINEAR_SOLVER) {
-    return ceres::Solver::Options::IsValid(error);
+    return internal::ValidateCeresOptions(*this, error);
   }
   return internal::ValidateSqrtOptions(*this, error);
 }
@@ -346,6 +346,14 @@ void Solve(const Solver::Options& options, ceres::Problem* problem,
     if (problem == nullptr) {
       *summary = ceres::Solver::Summary();
       summary->message = "ceres_sqrtba::Solve was called with a null problem.";
+      return;
+    }
+    // ceres::Solve validates too, but lets through what Ceres 2.1 aborts on.
+    std::string error;
+    if (!internal::ValidateCeresOptions(options, &error)) {
+      *summary = ceres::Solver::Summary();
+      summary->message = error;
+      if (options.logging_type != ceres::SILENT) LOG(ERROR) << "Terminating: " << error;
       return;
     }
     ceres::Solve(options, problem, summary);

@@ -45,6 +45,22 @@ class ByteSource {
   virtual ~ByteSource() = default;
   virtual bool Read(char* buffer, size_t capacity, size_t* size,
                     std::string* error) = 0;
+
+  // Reads the rest of the data; false with the source's own error if it has
+  // one (for compressed data: corruption found after the parser stopped).
+  // True, without reading, once a Read has already failed.
+  bool Drain(std::string* error) {
+    if (failed_) return true;
+    std::vector<char> buffer(kBufferSize);
+    size_t size = 0;
+    do {
+      if (!Read(buffer.data(), buffer.size(), &size, error)) return false;
+    } while (size > 0);
+    return true;
+  }
+
+ protected:
+  bool failed_ = false;  // a Read returned false
 };
 
 // The file as it is, after a few bytes already taken from it.
@@ -64,6 +80,7 @@ class PlainSource : public ByteSource {
     *size = std::fread(buffer, 1, capacity, file_);
     if (*size == 0 && std::ferror(file_)) {
       *error = std::string("cannot read: ") + std::strerror(errno);
+      failed_ = true;
       return false;
     }
     return true;
@@ -89,7 +106,10 @@ class Bzip2Source : public ByteSource {
     while (*size == 0) {
       if (stream_ == nullptr) {
         if (finished_) return true;
-        if (!Open(error)) return false;
+        if (!Open(error)) {
+          failed_ = true;
+          return false;
+        }
         if (stream_ == nullptr) return true;  // no further stream
       }
       int status = BZ_OK;
@@ -100,6 +120,7 @@ class Bzip2Source : public ByteSource {
         *error = Describe(status);
         Close();
         finished_ = true;
+        failed_ = true;
         return false;
       }
       *size = static_cast<size_t>(std::max(got, 0));
@@ -264,14 +285,23 @@ class Scanner {
            c == '\f';
   }
 
+  // Line breaks: "\n", "\r\n" and a lone "\r" (old Mac files) each count once.
+  void CountLineBreak(int c) {
+    if (c == '\r' || (c == '\n' && !after_cr_)) {
+      ++line_;
+      newline_since_field_ = true;
+    }
+    after_cr_ = c == '\r';
+  }
+
+  // A byte no BAL text contains: a control character other than whitespace.
+  static bool IsBinary(int c) { return (c < 0x20 || c == 0x7f) && !IsSpace(c); }
+
   bool Scan(Field* field) {
     if (!error_.empty()) return false;
     int c = GetByte();
     while (c >= 0 && IsSpace(c)) {
-      if (c == '\n') {
-        ++line_;
-        newline_since_field_ = true;
-      }
+      CountLineBreak(c);
       c = GetByte();
     }
     if (c < 0) return false;
@@ -280,19 +310,25 @@ class Scanner {
     field->starts_line = newline_since_field_;
     newline_since_field_ = false;
     last_field_line_ = line_;
+    after_cr_ = false;
+    bool binary = false;
     while (c >= 0 && !IsSpace(c)) {
+      binary = binary || IsBinary(c);
       if (field->text.size() >= kMaxFieldLength) {
         error_ = "a field longer than " + std::to_string(kMaxFieldLength) +
                  " characters";
+        // Binary data rarely contains whitespace: a file in another format
+        // (or a bzip2 file whose signature is damaged) ends up here.
+        if (binary) {
+          error_ += " of binary data: not a BAL text file (only plain text "
+                    "and bzip2 files are read)";
+        }
         return false;
       }
       field->text.push_back(static_cast<char>(c));
       c = GetByte();
     }
-    if (c == '\n') {
-      ++line_;
-      newline_since_field_ = true;
-    }
+    if (c >= 0) CountLineBreak(c);
     return error_.empty();
   }
 
@@ -305,6 +341,7 @@ class Scanner {
   int64_t line_ = 1;
   int64_t last_field_line_ = 1;
   bool newline_since_field_ = true;
+  bool after_cr_ = false;
   bool has_peeked_ = false;
   Field peeked_;
 };
@@ -437,10 +474,17 @@ class Parser {
     }
     const int64_t line = fields[0].line;
     if (count != 3) {
+      bool binary = false;
+      for (const Field& f : fields) {
+        for (char c : f.text) binary = binary || (c >= 0 && c < 0x20) || c == 0x7f;
+      }
       return Fail(line,
                   "expected 3 counts in the header (cameras, points, "
                   "observations), found " +
-                      std::to_string(count));
+                      std::to_string(count) +
+                      (binary ? " (binary data: not a BAL text file; only plain "
+                                "text and bzip2 files are read)"
+                              : ""));
     }
     static const char* const kNames[3] = {"cameras", "points", "observations"};
     int64_t counts[3];
@@ -710,6 +754,11 @@ bool BalProblem::ReadOpenFile(std::FILE* file, const std::string& name,
     return false;
   }
   std::string prefix(magic, got);
+  if (prefix.compare(0, 2, "\x1f\x8b") == 0) {
+    *error = name + ": gzip-compressed data: only plain text and bzip2 (.bz2) "
+                    "files are read (decompress it first)";
+    return false;
+  }
   std::unique_ptr<ByteSource> source;
   if (prefix == "BZh") {
     source = std::make_unique<Bzip2Source>(file, prefix);
@@ -722,6 +771,18 @@ bool BalProblem::ReadOpenFile(std::FILE* file, const std::string& name,
   if (!parser.Parse(&result.num_cameras_, &result.num_points_,
                     &result.camera_index_, &result.point_index_,
                     &result.observations_, &result.parameters_, error)) {
+    // A bzip2 block is checked only once it has been decompressed whole, so a
+    // corrupt block shows first as nonsense to the parser: read on to find
+    // out, and name the corruption rather than its symptom.
+    std::string corruption;
+    if (prefix == "BZh" && !source->Drain(&corruption)) {
+      std::string found = *error;
+      if (found.rfind(name + ":", 0) == 0 && found.size() > name.size() + 1 &&
+          std::isdigit(static_cast<unsigned char>(found[name.size() + 1]))) {
+        found = "line " + found.substr(name.size() + 1);
+      }
+      *error = name + ": " + corruption + " (the parser had already stopped at " + found + ")";
+    }
     return false;
   }
   if (options.use_quaternions) result.ConvertToQuaternions();

@@ -190,7 +190,8 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
     *error = "--precision=" + FLAGS_precision +
              " needs --linear_solver=sqrt_iterative_schur or sqrt_sparse_schur "
              "(Ceres' solvers are double precision; see "
-             "--mixed_precision_solves)";
+             "--mixed_precision_solves, which sparse solvers support with "
+             "--sparse_linear_algebra_library=eigen_sparse)";
     return false;
   }
   if (!ceres::StringToVisibilityClusteringType(
@@ -320,6 +321,23 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Whether the file named by --flag can be written, checked before the solve
+// so that a typo in a path does not cost a whole run. A file the check
+// creates is removed again.
+bool CheckWritable(const char* flag, const std::string& path, std::string* error) {
+  if (path.empty()) return true;
+  std::FILE* existing = std::fopen(path.c_str(), "r");
+  if (existing != nullptr) std::fclose(existing);
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (f == nullptr) {
+    *error = std::string("--") + flag + "=" + path + ": cannot write to this path";
+    return false;
+  }
+  std::fclose(f);
+  if (existing == nullptr) std::remove(path.c_str());
+  return true;
+}
+
 int Run() {
   Setup setup;
   std::string error;
@@ -356,6 +374,13 @@ int Run() {
   BalRandom random(static_cast<uint32_t>(FLAGS_random_seed));
   bal.Perturb(FLAGS_rotation_sigma, FLAGS_translation_sigma, FLAGS_point_sigma,
               &random);
+  for (double v : bal.parameters()) {
+    if (!std::isfinite(v)) {
+      return Fail(problem_name +
+                  ": the perturbation (--rotation_sigma, --translation_sigma, "
+                  "--point_sigma) made a parameter non-finite");
+    }
+  }
 
   if (FLAGS_filter_min_depth) {
     const PreprocessStats stats = bal.DropObservationsBelowDepth(FLAGS_min_depth);
@@ -396,6 +421,10 @@ int Run() {
     return Fail(error);
   }
   if (!options.IsValid(&error)) return Fail("invalid solver options: " + error);
+  if (!CheckWritable("final_ply", FLAGS_final_ply, &error) ||
+      !CheckWritable("summary_csv", FLAGS_summary_csv, &error)) {
+    return Fail(error);
+  }
 
   std::unique_ptr<IterationCsvWriter> csv;
   if (!FLAGS_csv.empty()) {
@@ -427,6 +456,12 @@ int Run() {
   }
   if (summary.termination_type == ceres::FAILURE) {
     return Fail("solver failed: " + summary.message);
+  }
+  // Ceres' own solvers accept a cost that overflows double (every residual
+  // finite, their squares not) and may report CONVERGENCE on it.
+  if (!std::isfinite(summary.final_cost)) {
+    return Fail("the final cost is not finite: the residuals' squares "
+                "overflow double precision (check the input's scale)");
   }
   return 0;
 }

@@ -132,8 +132,10 @@ bool ValidateSyntheticOptions(const SyntheticOptions& options,
              std::to_string(options.num_cameras);
     return false;
   }
-  if (options.num_points < 1) {
-    *error = "--synthetic_num_points must be at least 1, got " +
+  // One point has no spread: the example's normalization (scale by the
+  // points' median distance to their median) needs two.
+  if (options.num_points < 2) {
+    *error = "--synthetic_num_points must be at least 2, got " +
              std::to_string(options.num_points);
     return false;
   }

@@ -175,6 +175,73 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
   }
 }
 
+// Pass-through to Ceres: option combinations that ceres::Solver::Options::
+// IsValid accepts but Ceres 2.1 aborts on (LOG(FATAL)) are rejected up front.
+TEST(FailureModes, CeresCombinationsThatWouldAbortAreRejected) {
+  struct Case {
+    std::function<void(Solver::Options*)> set;
+    std::string message;
+  };
+  const std::string v = "Invalid configuration. Solver::Options::";
+  const std::vector<Case> cases = {
+      {[](Solver::Options* o) {
+         o->linear_solver_type = ceres::SPARSE_SCHUR;
+         o->sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
+         o->use_mixed_precision_solves = true;
+       },
+       v + "use_mixed_precision_solves = true with linear_solver_type = SPARSE_SCHUR needs "
+           "sparse_linear_algebra_library_type = EIGEN_SPARSE: Ceres 2.1 has no single precision sparse "
+           "Cholesky for SUITE_SPARSE and would abort."},
+      {[](Solver::Options* o) {
+         o->linear_solver_type = ceres::SPARSE_NORMAL_CHOLESKY;
+         o->sparse_linear_algebra_library_type = ceres::CX_SPARSE;
+         o->use_mixed_precision_solves = true;
+       },
+       v + "use_mixed_precision_solves = true with linear_solver_type = SPARSE_NORMAL_CHOLESKY needs "
+           "sparse_linear_algebra_library_type = EIGEN_SPARSE: Ceres 2.1 has no single precision sparse "
+           "Cholesky for CX_SPARSE and would abort."},
+      {[](Solver::Options* o) {
+         o->linear_solver_type = ceres::CGNR;
+         o->preconditioner_type = ceres::SCHUR_JACOBI;
+       },
+       v + "preconditioner_type = SCHUR_JACOBI cannot be used with linear_solver_type = CGNR: Ceres 2.1 "
+           "accepts IDENTITY, JACOBI and SUBSET there and would abort."},
+      {[](Solver::Options* o) {
+         o->linear_solver_type = ceres::ITERATIVE_SCHUR;
+         o->preconditioner_type = ceres::SUBSET;
+       },
+       v + "preconditioner_type = SUBSET cannot be used with linear_solver_type = ITERATIVE_SCHUR: Ceres 2.1 "
+           "accepts IDENTITY, JACOBI, SCHUR_JACOBI, CLUSTER_JACOBI and CLUSTER_TRIDIAGONAL there and would "
+           "abort."},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.message);
+    Fixture f;
+    Solver::Options o;
+    o.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+    o.logging_type = ceres::SILENT;
+    k.set(&o);
+    std::string error;
+    EXPECT_FALSE(o.IsValid(&error));
+    EXPECT_EQ(error, k.message);
+    ceres::Solver::Summary s;
+    Solve(o, &f.problem, &s);
+    ExpectEarlyFailure(s, f, k.message);
+  }
+  // The supported mixed precision combination still runs.
+  Fixture f;
+  Solver::Options o;
+  o.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+  o.logging_type = ceres::SILENT;
+  o.linear_solver_type = ceres::SPARSE_SCHUR;
+  o.sparse_linear_algebra_library_type = ceres::EIGEN_SPARSE;
+  o.use_mixed_precision_solves = true;
+  o.max_num_iterations = 3;
+  ceres::Solver::Summary s;
+  Solve(o, &f.problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+}
+
 TEST(FailureModes, NullProblemInBothModes) {
   ceres::Solver::Summary s;
   Solver::Options o = SqrtOptions();

@@ -38,6 +38,42 @@ std::string Unsupported(const Solver::Options& options, const char* name, const 
     return false;                                             \
   }
 
+bool ValidateCeresOptions(const ceres::Solver::Options& options, std::string* error) {
+  if (!options.ceres::Solver::Options::IsValid(error)) return false;
+  if (options.minimizer_type != ceres::TRUST_REGION) return true;
+  const ceres::LinearSolverType solver = options.linear_solver_type;
+  const ceres::PreconditionerType preconditioner = options.preconditioner_type;
+  std::ostringstream ss;
+  ss << "Invalid configuration. ";
+  if (options.use_mixed_precision_solves &&
+      (solver == ceres::SPARSE_SCHUR || solver == ceres::SPARSE_NORMAL_CHOLESKY) &&
+      options.sparse_linear_algebra_library_type != ceres::EIGEN_SPARSE) {
+    ss << "Solver::Options::use_mixed_precision_solves = true with linear_solver_type = "
+       << ceres::LinearSolverTypeToString(solver) << " needs sparse_linear_algebra_library_type = "
+       << "EIGEN_SPARSE: Ceres 2.1 has no single precision sparse Cholesky for "
+       << ceres::SparseLinearAlgebraLibraryTypeToString(options.sparse_linear_algebra_library_type)
+       << " and would abort.";
+    *error = ss.str();
+    return false;
+  }
+  if (solver == ceres::CGNR && preconditioner != ceres::IDENTITY && preconditioner != ceres::JACOBI &&
+      preconditioner != ceres::SUBSET) {
+    ss << "Solver::Options::preconditioner_type = " << ceres::PreconditionerTypeToString(preconditioner)
+       << " cannot be used with linear_solver_type = CGNR: Ceres 2.1 accepts IDENTITY, JACOBI and SUBSET "
+       << "there and would abort.";
+    *error = ss.str();
+    return false;
+  }
+  if (solver == ceres::ITERATIVE_SCHUR && preconditioner == ceres::SUBSET) {
+    ss << "Solver::Options::preconditioner_type = SUBSET cannot be used with linear_solver_type = "
+       << "ITERATIVE_SCHUR: Ceres 2.1 accepts IDENTITY, JACOBI, SCHUR_JACOBI, CLUSTER_JACOBI and "
+       << "CLUSTER_TRIDIAGONAL there and would abort.";
+    *error = ss.str();
+    return false;
+  }
+  return true;
+}
+
 bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
   if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR &&
       options.sqrt_linear_solver_type != SQRT_SPARSE_SCHUR) {

@@ -13,6 +13,13 @@ namespace internal {
 
 bool ValidateSqrtOptions(const Solver::Options& options, std::string* error);
 
+// CERES_LINEAR_SOLVER: ceres::Solver::Options::IsValid, then the combinations
+// that Ceres 2.1 accepts there but aborts on later (a LOG(FATAL) inside
+// ceres::Solve): mixed precision solves with a sparse Cholesky other than
+// EIGEN_SPARSE, CGNR with a Schur-type preconditioner, ITERATIVE_SCHUR with
+// SUBSET. A user of ceres_sqrtba::Solve gets a FAILURE with a message instead.
+bool ValidateCeresOptions(const ceres::Solver::Options& options, std::string* error);
+
 }  // namespace internal
 }  // namespace ceres_sqrtba
 

@@ -458,6 +458,87 @@ TEST(ExampleBalReader, MalformedBzip2InputsToo) {
   EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 
+// A multi-block .bz2 file with a damaged block: libbz2 checks a block only
+// once it has decompressed it whole, so the parser sees the damaged block's
+// bytes first and often stops on them. The message must still name the
+// corruption, not its symptom.
+TEST(ExampleBalReader, CorruptBzip2BlockIsNamedEvenWhenTheParserStopsFirst) {
+  TempDir dir;
+  std::string text;
+  {
+    // ~1.5 MB of text, compressed with 100 kB blocks.
+    const int num_cameras = 20, num_points = 12000;
+    std::vector<int> camera_index, point_index;
+    std::vector<double> observations;
+    for (int j = 0; j < num_points; ++j) {
+      for (int k = 0; k < 2; ++k) {
+        camera_index.push_back((j + 3 * k) % num_cameras);
+        point_index.push_back(j);
+        observations.push_back(0.37 * j + k);
+        observations.push_back(-0.11 * j);
+      }
+    }
+    std::vector<double> cameras(9 * num_cameras, 0.5), points(3 * num_points, 1.5);
+    const BalProblem p = BalProblem::FromArrays(num_cameras, num_points, camera_index, point_index,
+                                                observations, cameras, points, false);
+    std::string error;
+    ASSERT_TRUE(p.Write(dir.Path("p.txt"), &error)) << error;
+    text = testing_util::ReadFile(dir.Path("p.txt"));
+  }
+  unsigned int size = static_cast<unsigned int>(text.size() * 1.02 + 1024);
+  std::string compressed(size, '\0');
+  ASSERT_EQ(BZ2_bzBuffToBuffCompress(&compressed[0], &size, const_cast<char*>(text.data()),
+                                     static_cast<unsigned int>(text.size()), 1, 0, 0),
+            BZ_OK);
+  compressed.resize(size);
+  int parser_first = 0;
+  for (int k = 1; k <= 16; ++k) {
+    std::string corrupt = compressed;
+    corrupt[corrupt.size() * k / 40] ^= 0x10;
+    const std::string path = dir.Path("corrupt" + std::to_string(k) + ".bz2");
+    WriteFile(path, corrupt);
+    BalProblem problem;
+    std::string error;
+    EXPECT_FALSE(BalProblem::Read(path, BalReadOptions(), &problem, &error));
+    EXPECT_EQ(error.rfind(path + ":", 0), 0u) << error;
+    EXPECT_NE(error.find("bzip2 data is corrupt"), std::string::npos) << error;
+    if (error.find("the parser had already stopped at line ") != std::string::npos) ++parser_first;
+  }
+  // Otherwise the case this test is about was not reached.
+  EXPECT_GT(parser_first, 0);
+}
+
+TEST(ExampleBalReader, OldMacLineEndingsAndOtherFormats) {
+  TempDir dir;
+  const std::string text = SmallProblemText();
+  std::string cr = text;
+  for (char& c : cr) {
+    if (c == '\n') c = '\r';
+  }
+  BalProblem problem;
+  std::string error;
+  ASSERT_TRUE(ReadText(dir, cr, &problem, &error)) << error;
+  ExpectSameProblem(problem, SmallProblem());
+  // Line numbers count a lone CR as a line break.
+  std::string path;
+  EXPECT_FALSE(ReadText(dir, ReplaceLine(text, 3, "1 0 60"), &problem, &error, &path));
+  std::string bad = ReplaceLine(text, 3, "1 0 60");
+  for (char& c : bad) {
+    if (c == '\n') c = '\r';
+  }
+  EXPECT_FALSE(ReadText(dir, bad, &problem, &error, &path));
+  EXPECT_EQ(error.rfind(path + ":3: ", 0), 0u) << error;
+
+  WriteFile(dir.Path("p.gz"), std::string("\x1f\x8b\x08\x00rest", 8));
+  EXPECT_FALSE(BalProblem::Read(dir.Path("p.gz"), BalReadOptions(), &problem, &error));
+  EXPECT_EQ(error, dir.Path("p.gz") +
+                       ": gzip-compressed data: only plain text and bzip2 (.bz2) files are read "
+                       "(decompress it first)");
+  WriteFile(dir.Path("zeros"), std::string(4096, '\0'));
+  EXPECT_FALSE(BalProblem::Read(dir.Path("zeros"), BalReadOptions(), &problem, &error));
+  EXPECT_NE(error.find("of binary data: not a BAL text file"), std::string::npos) << error;
+}
+
 TEST(ExampleBalReader, MissingOrUnreadableFile) {
   TempDir dir;
   BalProblem problem;

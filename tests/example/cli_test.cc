@@ -1,5 +1,6 @@
 // Runs the bundle_adjuster binary: bad inputs and bad flags give one error
 // line and exit status 1; good runs write the CSV files as documented.
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -312,6 +313,41 @@ TEST(ExampleCli, ProblemsThatCannotBeSolved) {
   EXPECT_EQ(err.back(),
             "bundle_adjuster: error: solver failed: Initial residual and "
             "Jacobian evaluation failed.");
+
+  // Observations whose residuals are finite but whose squares are not:
+  // Ceres' SPARSE_SCHUR accepts the infinite cost and reports CONVERGENCE;
+  // the example still exits with status 1.
+  std::vector<std::string> inf_cost = lines;
+  for (int i = 1; i <= 12; ++i) {
+    std::istringstream fields(lines[i]);
+    std::string camera, point;
+    ASSERT_TRUE(static_cast<bool>(fields >> camera >> point)) << lines[i];
+    inf_cost[i] = camera + " " + point + " 1e300 -1e300";
+  }
+  const std::string inf_cost_path = write("inf_cost.txt", inf_cost);
+  const CommandResult ceres = RunAdjuster("--input='" + inf_cost_path + "' --linear_solver=sparse_schur", dir);
+  EXPECT_EQ(ceres.exit_code, 1) << ceres.err;
+  EXPECT_NE(ceres.out.find("CONVERGENCE"), std::string::npos) << ceres.out;
+  const std::vector<std::string> ceres_err = SplitLines(ceres.err);
+  ASSERT_FALSE(ceres_err.empty());
+  EXPECT_EQ(ceres_err.back(),
+            "bundle_adjuster: error: the final cost is not finite: the residuals' squares overflow double "
+            "precision (check the input's scale)");
+
+  // A perturbation that leaves the range of a double names its flags.
+  ExpectOneErrorLine(RunAdjuster("--input='" + kData + "/valid_small.txt' --rotation_sigma=1e300", dir),
+                     "valid_small.txt: the perturbation (--rotation_sigma, --translation_sigma, "
+                     "--point_sigma) made a parameter non-finite");
+}
+
+TEST(ExampleCli, OutputPathsAreCheckedBeforeTheSolve) {
+  TempDir dir;
+  for (const char* flag : {"final_ply", "summary_csv"}) {
+    SCOPED_TRACE(flag);
+    ExpectOneErrorLine(
+        RunAdjuster("--input='" + kData + "/valid_small.txt' --" + flag + "=" + dir.Path("missing/out"), dir),
+        std::string("--") + flag + "=" + dir.Path("missing/out") + ": cannot write to this path");
+  }
 }
 
 }  // namespace

@@ -203,8 +203,8 @@ TEST(ExampleSyntheticProblem, RejectsBadOptions) {
   const Case cases[] = {
       {[](SyntheticOptions* o) { o->num_cameras = 1; },
        "--synthetic_num_cameras must be at least 2, got 1"},
-      {[](SyntheticOptions* o) { o->num_points = 0; },
-       "--synthetic_num_points must be at least 1, got 0"},
+      {[](SyntheticOptions* o) { o->num_points = 1; },
+       "--synthetic_num_points must be at least 2, got 1"},
       {[](SyntheticOptions* o) { o->observations_per_point = 1; },
        "--synthetic_observations_per_point must be between 2 and the number "
        "of cameras (12), got 1"},
