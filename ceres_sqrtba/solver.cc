@@ -236,6 +236,9 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
                internal::FormatBytes(allowed) + " may be used.";
         return nullptr;
       }
+      // The single precision blocks are not used again: free them first, so
+      // that the peak is the double precision solve's, as the check assumes.
+      linear_solver.reset();
       return make_linear_solver(false);
     };
   }
