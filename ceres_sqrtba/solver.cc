@@ -88,6 +88,25 @@ void FillOptions(const Solver::Options& options, ceres::Solver::Summary* summary
   }
 }
 
+// Nothing to eliminate: every variable block is a camera (elimination group
+// 0 empty or constant), or no block is variable at all. Ceres' Schur solvers
+// take such problems too — they switch to CGNR or SPARSE_NORMAL_CHOLESKY, or
+// report CONVERGENCE at once when nothing is variable — so a pipeline that
+// meets one (a frame without points, a fully fixed problem) keeps working:
+// the problem goes to ceres::Solve with the corresponding Schur solver, in
+// double precision, and the message says so.
+void SolveWithoutLandmarks(const Solver::Options& options, ceres::Problem* problem,
+                           ceres::Solver::Summary* summary) {
+  ceres::Solver::Options ceres_options = options;
+  const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
+  ceres_options.linear_solver_type = sparse ? ceres::SPARSE_SCHUR : ceres::ITERATIVE_SCHUR;
+  if (sparse) ceres_options.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
+  ceres_options.use_mixed_precision_solves = false;
+  ceres::Solve(ceres_options, problem, summary);
+  summary->message += std::string(" [ceres_sqrtba: no landmark to eliminate; solved by ceres::Solve with ") +
+                      ceres::LinearSolverTypeToString(summary->linear_solver_type_used) + "]";
+}
+
 void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
                ceres::Solver::Summary* summary) {
   const double start_time = internal::WallTimeInSeconds();
@@ -107,6 +126,7 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
 
   ProblemStructure s;
   if (!internal::BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error)) {
+    if (s.no_landmarks) return SolveWithoutLandmarks(options, problem, summary);
     return fail(error);
   }
   summary->num_parameter_blocks_reduced = static_cast<int>(s.variable_blocks.size());

@@ -344,32 +344,74 @@ TEST(FailureModes, OrderingWithOneGroupMeansAutomatic) {
   EXPECT_EQ(s.linear_solver_ordering_used[0], 60);  // the points, found automatically
 }
 
-TEST(FailureModes, ProblemWithoutVariableBlocksHasNoLandmarks) {
-  const std::string message =
-      "The problem has no landmarks: no variable parameter block can be eliminated (elimination "
-      "group 0 is empty or constant). The square-root solver needs a bundle-adjustment-shaped "
-      "problem.";
+// Nothing to eliminate: Ceres' Schur solvers take such problems (CONVERGENCE
+// at once when nothing is variable, CGNR or SPARSE_NORMAL_CHOLESKY when the
+// elimination group is empty), so Solve hands them to ceres::Solve and says so.
+TEST(FailureModes, ProblemWithoutLandmarksGoesToCeres) {
+  const std::string note_start = " [ceres_sqrtba: no landmark to eliminate; solved by ceres::Solve with ";
   {
     ceres::Problem empty;
     ceres::Solver::Summary s;
     Solve(SqrtOptions(), &empty, &s);
-    EXPECT_EQ(s.termination_type, ceres::FAILURE);
-    EXPECT_EQ(s.message, message);
+    EXPECT_EQ(s.termination_type, ceres::CONVERGENCE);
+    EXPECT_EQ(s.message.rfind("Function tolerance reached. No non-constant parameter blocks found." + note_start, 0),
+              0u)
+        << s.message;
   }
-  {
-    // Everything constant: Ceres converges at once; the square-root solver
-    // has nothing to eliminate and fails.
+  for (SqrtLinearSolverType type : {SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR}) {
+    // Everything constant: as Ceres, CONVERGENCE at once with the cost.
     Fixture f;
     for (auto* set : {&f.ba.poses, &f.ba.points, &f.ba.intrinsics}) {
       for (auto& b : *set) f.problem.SetParameterBlockConstant(b.data());
     }
+    Solver::Options o = SqrtOptions(SINGLE_PRECISION);
+    o.sqrt_linear_solver_type = type;
     ceres::Solver::Summary s;
-    Solve(SqrtOptions(), &f.problem, &s);
-    ExpectEarlyFailure(s, f, message);
+    Solve(o, &f.problem, &s);
+    EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << s.message;
+    EXPECT_NE(s.message.find(note_start), std::string::npos) << s.message;
+    EXPECT_TRUE(f.Untouched());
     Solver::Options ceres_options = SqrtOptions();
     ceres_options.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
-    Solve(ceres_options, &f.problem, &s);
-    EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << s.message;
+    ceres::Solver::Summary c;
+    Solve(ceres_options, &f.problem, &c);
+    EXPECT_EQ(c.termination_type, ceres::CONVERGENCE) << c.message;
+    EXPECT_EQ(s.final_cost, c.final_cost);
+  }
+  for (SqrtLinearSolverType type : {SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR}) {
+    // The user's elimination group holds only constant points: the cameras
+    // are solved as ceres::Solve solves them with the Schur solver.
+    double costs[2];
+    for (int run = 0; run < 2; ++run) {
+      Fixture f;
+      auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+      for (auto& b : f.ba.points) {
+        f.problem.SetParameterBlockConstant(b.data());
+        ordering->AddElementToGroup(b.data(), 0);
+      }
+      for (auto* set : {&f.ba.poses, &f.ba.intrinsics}) {
+        for (auto& b : *set) ordering->AddElementToGroup(b.data(), 1);
+      }
+      Solver::Options o = SqrtOptions();
+      o.linear_solver_ordering = ordering;
+      if (run == 0) {
+        o.sqrt_linear_solver_type = type;
+      } else {
+        o.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+        o.linear_solver_type = type == SQRT_SPARSE_SCHUR ? ceres::SPARSE_SCHUR : ceres::ITERATIVE_SCHUR;
+        o.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
+      }
+      ceres::Solver::Summary s;
+      Solve(o, &f.problem, &s);
+      EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+      if (run == 0) {
+        const std::string used = type == SQRT_SPARSE_SCHUR ? "SPARSE_NORMAL_CHOLESKY]" : "CGNR]";
+        EXPECT_EQ(s.message.substr(s.message.size() - (note_start.size() + used.size())), note_start + used)
+            << s.message;
+      }
+      costs[run] = s.final_cost;
+    }
+    EXPECT_EQ(costs[0], costs[1]);
   }
 }
 

@@ -392,11 +392,6 @@ std::vector<BadInputCase> BadInputCases() {
                              nullptr, ba->points[0].data(), ba->points[1].data());
          points_first(ba, o);
        }},
-      {"no landmarks",
-       [points_first](SyntheticBa* ba, ceres::Problem* p, Solver::Options* o) {
-         for (auto& point : ba->points) p->SetParameterBlockConstant(point.data());
-         points_first(ba, o);
-       }},
       {"memory limit",
        [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->memory_limit_in_bytes = 1000; }},
       {"num_threads", [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->num_threads = 0; }},

@@ -261,6 +261,7 @@ bool BuildProblemStructure(const ceres::Problem& problem,
     }
   }
   if (s.landmarks.empty()) {
+    out->no_landmarks = true;
     *error =
         "The problem has no landmarks: no variable parameter block can be "
         "eliminated (elimination group 0 is empty or constant). The "

@@ -97,6 +97,10 @@ struct ProblemStructure {
   std::vector<int> ordering_group_sizes;  // landmarks, cameras
 
   int64_t TotalCameraSlices() const { return static_cast<int64_t>(camera_groups.size()); }
+
+  // Set when BuildProblemStructure failed only because no variable block can
+  // be eliminated (see Solve: such problems go to ceres::Solve).
+  bool no_landmarks = false;
 };
 
 // The ambient state vector (size num_parameters) holding the current values
