@@ -85,39 +85,18 @@ class Minimizer {
         return;
       }
       if (!it_.step_is_valid) {
-        if (!HandleInvalidStep() || !MaybeSwitchAfterRejections()) {
-          Fail();
-          return;
-        }
+        if (!ContinueAfterInvalidStep()) return;
         continue;
       }
       ComputeCandidatePointAndEvaluateCost();
       if (InSinglePrecision() && (ParameterToleranceReached() || FunctionToleranceReached())) {
-        // A float step met a tolerance on the step or on the cost change. A
-        // step that is short because PCG in float stopped at its rounding
-        // level passes these tests as well as a step at a minimum does (seen
-        // 1% above the minimum on generic problems), so the tests are
-        // applied to this iteration's step computed again in double, and the
-        // solve continues in double.
-        const std::string reason = summary_->message.rfind("Function", 0) == 0
-                                       ? "the function tolerance was met by a float step"
-                                       : "the parameter tolerance was met by a float step";
-        summary_->termination_type = ceres::NO_CONVERGENCE;
-        summary_->message.clear();
-        if (!RecomputeStepInDouble(reason + " (convergence is only declared on a double precision step)",
-                                   /*required=*/false)) {
+        if (!RedoConvergedFloatStepInDouble()) {
           Fail();
           return;
         }
-        if (fallback_ != nullptr) {  // else double does not fit: the float step stands
-          if (!it_.step_is_valid) {
-            if (!HandleInvalidStep() || !MaybeSwitchAfterRejections()) {
-              Fail();
-              return;
-            }
-            continue;
-          }
-          ComputeCandidatePointAndEvaluateCost();
+        if (!it_.step_is_valid) {
+          if (!ContinueAfterInvalidStep()) return;
+          continue;
         }
       }
       if (ParameterToleranceReached()) return;
@@ -360,6 +339,34 @@ class Minimizer {
                   reason.c_str(), it_.iteration);
     stats_->precision_note = note;
     if (!ctx_.is_silent) LOG(WARNING) << stats_->precision_note;
+    return true;
+  }
+
+  // Ceres' handling of an invalid step; false (after Fail) ends the solve.
+  bool ContinueAfterInvalidStep() {
+    if (HandleInvalidStep() && MaybeSwitchAfterRejections()) return true;
+    Fail();
+    return false;
+  }
+
+  // A float step met a tolerance on the step or on the cost change. A step
+  // that is short because PCG in float stopped at its rounding level passes
+  // these tests as well as a step at a minimum does (seen 1% above the
+  // minimum on generic problems), so the tests are applied to this
+  // iteration's step computed again in double, and the solve continues in
+  // double. When double does not fit, the float step stands. False only for
+  // unrecoverable errors.
+  bool RedoConvergedFloatStepInDouble() {
+    const std::string reason = summary_->message.rfind("Function", 0) == 0
+                                   ? "the function tolerance was met by a float step"
+                                   : "the parameter tolerance was met by a float step";
+    summary_->termination_type = ceres::NO_CONVERGENCE;
+    summary_->message.clear();
+    if (!RecomputeStepInDouble(reason + " (convergence is only declared on a double precision step)",
+                               /*required=*/false)) {
+      return false;
+    }
+    if (fallback_ != nullptr && it_.step_is_valid) ComputeCandidatePointAndEvaluateCost();
     return true;
   }
 
