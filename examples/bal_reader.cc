@@ -277,6 +277,7 @@ class Scanner {
       position_ = 0;
       size_ = got;
     }
+    ++offset_;
     return static_cast<unsigned char>(buffer_[position_++]);
   }
 
@@ -312,8 +313,15 @@ class Scanner {
     last_field_line_ = line_;
     after_cr_ = false;
     bool binary = false;
+    const bool stream_start = offset_ == 1;
     while (c >= 0 && !IsSpace(c)) {
       binary = binary || IsBinary(c);
+      // gzip's signature at the start of the data (of the file, or of what
+      // bzip2 decompresses to: both read alike).
+      if (stream_start && field->text.size() == 1 && field->text[0] == '\x1f' && c == 0x8b) {
+        error_ = "gzip-compressed data: only plain text and bzip2 (.bz2) files are read (decompress it first)";
+        return false;
+      }
       if (field->text.size() >= kMaxFieldLength) {
         error_ = "a field longer than " + std::to_string(kMaxFieldLength) +
                  " characters";
@@ -342,6 +350,7 @@ class Scanner {
   int64_t last_field_line_ = 1;
   bool newline_since_field_ = true;
   bool after_cr_ = false;
+  int64_t offset_ = 0;  // bytes taken from the source
   bool has_peeked_ = false;
   Field peeked_;
 };
@@ -754,11 +763,6 @@ bool BalProblem::ReadOpenFile(std::FILE* file, const std::string& name,
     return false;
   }
   std::string prefix(magic, got);
-  if (prefix.compare(0, 2, "\x1f\x8b") == 0) {
-    *error = name + ": gzip-compressed data: only plain text and bzip2 (.bz2) "
-                    "files are read (decompress it first)";
-    return false;
-  }
   std::unique_ptr<ByteSource> source;
   if (prefix == "BZh") {
     source = std::make_unique<Bzip2Source>(file, prefix);

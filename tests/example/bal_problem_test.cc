@@ -532,7 +532,7 @@ TEST(ExampleBalReader, OldMacLineEndingsAndOtherFormats) {
   WriteFile(dir.Path("p.gz"), std::string("\x1f\x8b\x08\x00rest", 8));
   EXPECT_FALSE(BalProblem::Read(dir.Path("p.gz"), BalReadOptions(), &problem, &error));
   EXPECT_EQ(error, dir.Path("p.gz") +
-                       ": gzip-compressed data: only plain text and bzip2 (.bz2) files are read "
+                       ":1: gzip-compressed data: only plain text and bzip2 (.bz2) files are read "
                        "(decompress it first)");
   WriteFile(dir.Path("zeros"), std::string(4096, '\0'));
   EXPECT_FALSE(BalProblem::Read(dir.Path("zeros"), BalReadOptions(), &problem, &error));
