@@ -140,6 +140,18 @@ TEST(FuzzRegression, RotationWhoseSquaredNormOverflowsIsRejected) {
             "(its squared norm overflows a double)");
 }
 
+// bal_reader_fuzzer: gzip's signature (1f 8b) was recognised only at the
+// start of the file, so the same bytes inside a bzip2 stream gave another
+// message ("expected 3 counts ... binary data"). It is now recognised at the
+// start of the decoded data, plain or bzip2 (FuzzBalReader checks both).
+TEST(FuzzRegression, GzipSignatureGivesOneMessageInEveryContainer) {
+  const ReadOutcome read = ReadInput(Regression("reader_gzip_signature.bin"));
+  EXPECT_FALSE(read.ok);
+  EXPECT_EQ(read.error,
+            "fuzz-input:1: gzip-compressed data: only plain text and bzip2 (.bz2) files are read "
+            "(decompress it first)");
+}
+
 // solve_fuzzer: a point coordinate of 7e307 among points near the origin
 // passed Normalize's checks, and centring and scaling by 73 turned it into
 // inf (the solve then failed at the initial evaluation). Normalize now
