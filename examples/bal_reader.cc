@@ -210,6 +210,7 @@ struct Field {
   std::string text;
   int64_t line = 0;
   bool starts_line = false;  // first field of its line
+  bool binary = false;       // holds a control byte no BAL text contains
 };
 
 // Splits the bytes into whitespace-separated fields and counts lines.
@@ -312,10 +313,10 @@ class Scanner {
     newline_since_field_ = false;
     last_field_line_ = line_;
     after_cr_ = false;
-    bool binary = false;
+    field->binary = false;
     const bool stream_start = offset_ == 1;
     while (c >= 0 && !IsSpace(c)) {
-      binary = binary || IsBinary(c);
+      field->binary = field->binary || IsBinary(c);
       // gzip's signature at the start of the data (of the file, or of what
       // bzip2 decompresses to: both read alike).
       if (stream_start && field->text.size() == 1 && field->text[0] == '\x1f' && c == 0x8b) {
@@ -327,7 +328,7 @@ class Scanner {
                  " characters";
         // Binary data rarely contains whitespace: a file in another format
         // (or a bzip2 file whose signature is damaged) ends up here.
-        if (binary) {
+        if (field->binary) {
           error_ += " of binary data: not a BAL text file (only plain text "
                     "and bzip2 files are read)";
         }
@@ -484,9 +485,7 @@ class Parser {
     const int64_t line = fields[0].line;
     if (count != 3) {
       bool binary = false;
-      for (const Field& f : fields) {
-        for (char c : f.text) binary = binary || (c >= 0 && c < 0x20) || c == 0x7f;
-      }
+      for (const Field& f : fields) binary = binary || f.binary;
       return Fail(line,
                   "expected 3 counts in the header (cameras, points, "
                   "observations), found " +
