@@ -89,8 +89,12 @@ class Minimizer {
         continue;
       }
       ComputeCandidatePointAndEvaluateCost();
-      if (InSinglePrecision() && (ParameterToleranceReached() || FunctionToleranceReached())) {
-        if (!RedoConvergedFloatStepInDouble()) {
+      const char* tolerance_met = !InSinglePrecision()            ? nullptr
+                                  : ParameterToleranceReached() ? "parameter"
+                                  : FunctionToleranceReached()  ? "function"
+                                                                : nullptr;
+      if (tolerance_met != nullptr) {
+        if (!RedoConvergedFloatStepInDouble(tolerance_met)) {
           Fail();
           return;
         }
@@ -349,20 +353,19 @@ class Minimizer {
     return false;
   }
 
-  // A float step met a tolerance on the step or on the cost change. A step
+  // A float step met `tolerance` ("parameter" or "function"). A step
   // that is short because PCG in float stopped at its rounding level passes
   // these tests as well as a step at a minimum does (seen 1% above the
   // minimum on generic problems), so the tests are applied to this
   // iteration's step computed again in double, and the solve continues in
   // double. When double does not fit, the float step stands. False only for
   // unrecoverable errors.
-  bool RedoConvergedFloatStepInDouble() {
-    const std::string reason = summary_->message.rfind("Function", 0) == 0
-                                   ? "the function tolerance was met by a float step"
-                                   : "the parameter tolerance was met by a float step";
+  bool RedoConvergedFloatStepInDouble(const char* tolerance) {
     summary_->termination_type = ceres::NO_CONVERGENCE;
     summary_->message.clear();
-    if (!RecomputeStepInDouble(reason + " (convergence is only declared on a double precision step)",
+    if (!RecomputeStepInDouble(std::string("the ") + tolerance +
+                                   " tolerance was met by a float step (convergence is only declared on a "
+                                   "double precision step)",
                                /*required=*/false)) {
       return false;
     }
