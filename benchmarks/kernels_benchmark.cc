@@ -14,13 +14,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "ceres_sqrtba/internal/evaluator.h"
-#include "ceres_sqrtba/internal/landmark_block.h"
-#include "ceres_sqrtba/internal/landmark_blocks.h"
-#include "ceres_sqrtba/internal/parallel.h"
-#include "ceres_sqrtba/internal/problem_structure.h"
-#include "ceres_sqrtba/internal/projected_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/explicit/landmark_block.h"
+#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -130,13 +130,13 @@ BENCHMARK_TEMPLATE(BM_DampingApplyUndo, double)->Arg(2)->Arg(4)->Arg(8)->Arg(32)
 // problem and solved once, so that its reduced system can be multiplied:
 // 9-parameter cameras, 3-d landmarks, `num_landmarks` landmarks with 2..8
 // observations each.
-inline std::unique_ptr<LandmarkBlockLayout> MakeLayout(const ProblemStructure& s, LandmarkBlockLayout*) {
-  return std::make_unique<LandmarkBlockLayout>(s, 4);
+inline std::unique_ptr<ExplicitBlockLayout> MakeLayout(const ProblemStructure& s, ExplicitBlockLayout*) {
+  return std::make_unique<ExplicitBlockLayout>(s, 4);
 }
 inline std::unique_ptr<ProjectedBlockLayout> MakeLayout(const ProblemStructure& s, ProjectedBlockLayout*) {
   return std::make_unique<ProjectedBlockLayout>(s);
 }
-inline int64_t BlockScalars(const LandmarkBlockLayout& l) { return l.total_scalars; }
+inline int64_t BlockScalars(const ExplicitBlockLayout& l) { return l.total_scalars; }
 inline int64_t BlockScalars(const ProjectedBlockLayout& l) { return l.hot_scalars; }
 
 template <typename Solver>
@@ -160,7 +160,7 @@ struct SolverFixture {
                               static_cast<int>(std::min<int64_t>(64, BlockScalars(*layout) / (4 * nc))),
                               projected ? 1024 : 4096);
     evaluator = std::make_unique<Evaluator>(s, partition, &context);
-    solver = std::make_unique<Solver>(s, *layout, partition, &context, SqrtIterativeSchurOptions());
+    solver = std::make_unique<Solver>(s, *layout, partition, &context, IterativeSchurOptions());
     std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters), y(s.num_effective_parameters);
     double cost, jy;
     evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer());
@@ -180,9 +180,9 @@ struct SolverFixture {
 
 // The explicit reduced camera system product H~ x.
 template <typename Scalar>
-struct ReducedSystemFixture : SolverFixture<SqrtIterativeSchurSolver<Scalar>> {
+struct ReducedSystemFixture : SolverFixture<ExplicitIterativeSchurSolver<Scalar>> {
   ReducedSystemFixture(int num_landmarks, int threads)
-      : SolverFixture<SqrtIterativeSchurSolver<Scalar>>(num_landmarks, threads) {
+      : SolverFixture<ExplicitIterativeSchurSolver<Scalar>>(num_landmarks, threads) {
     // Bytes of the reduced rows' camera columns: what one product must read.
     for (size_t gi = 0; gi < this->s.groups.size(); ++gi) {
       reduced_bytes += static_cast<double>(this->layout->obs_rows[gi]) *

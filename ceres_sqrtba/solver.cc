@@ -9,18 +9,18 @@
 #include <sstream>
 #include <vector>
 
-#include "ceres_sqrtba/internal/evaluator.h"
-#include "ceres_sqrtba/internal/landmark_blocks.h"
-#include "ceres_sqrtba/internal/memory.h"
-#include "ceres_sqrtba/internal/options_validation.h"
-#include "ceres_sqrtba/internal/parallel.h"
-#include "ceres_sqrtba/internal/problem_structure.h"
-#include "ceres_sqrtba/internal/projected_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/progress_logging.h"
-#include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/sqrt_sparse_schur_solver.h"
-#include "ceres_sqrtba/internal/stacked_reduced_matrix.h"
-#include "ceres_sqrtba/internal/trust_region_minimizer.h"
+#include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
+#include "ceres_sqrtba/internal/common/memory.h"
+#include "ceres_sqrtba/internal/problem/options_validation.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/minimizer/progress_logging.h"
+#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
+#include "ceres_sqrtba/internal/direct/stacked_reduced_matrix.h"
+#include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
@@ -145,17 +145,17 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
   const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
   const bool projected = !sparse && !options.use_explicit_reduced_rows;
   // Only the layout of the chosen storage is built.
-  std::unique_ptr<internal::LandmarkBlockLayout> explicit_layout;
+  std::unique_ptr<internal::ExplicitBlockLayout> explicit_layout;
   std::unique_ptr<internal::ProjectedBlockLayout> projected_layout;
   if (projected) {
     projected_layout = std::make_unique<internal::ProjectedBlockLayout>(s);
   } else {
-    explicit_layout = std::make_unique<internal::LandmarkBlockLayout>(s, single ? 4 : 8);
+    explicit_layout = std::make_unique<internal::ExplicitBlockLayout>(s, single ? 4 : 8);
   }
   auto required_bytes = [&](bool single_precision) -> int64_t {
     if (projected) return projected_layout->RequiredBytes(single_precision ? 4 : 8);
-    return single_precision ? internal::LandmarkBlocks<float>::RequiredBytes(*explicit_layout)
-                            : internal::LandmarkBlocks<double>::RequiredBytes(*explicit_layout);
+    return single_precision ? internal::ExplicitLandmarkBlocks<float>::RequiredBytes(*explicit_layout)
+                            : internal::ExplicitLandmarkBlocks<double>::RequiredBytes(*explicit_layout);
   };
   const int64_t block_bytes = required_bytes(single);
   const int64_t matrix_bytes =
@@ -206,7 +206,7 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
                                     max_chunks, projected ? 1024 : 4096);
   internal::ParallelContext context(options.num_threads);
   internal::Evaluator evaluator(s, partition, &context);
-  internal::SqrtIterativeSchurOptions ls_options;
+  internal::IterativeSchurOptions ls_options;
   ls_options.preconditioner = options.preconditioner_type;
   ls_options.min_num_iterations = options.min_linear_solver_iterations;
   ls_options.max_num_iterations = options.max_linear_solver_iterations;
@@ -228,10 +228,10 @@ void SolveSqrt(const Solver::Options& options, ceres::Problem* problem,
           s, *projected_layout, partition, &context, ls_options);
     }
     if (single_precision) {
-      return std::make_unique<internal::SqrtIterativeSchurSolver<float>>(s, *explicit_layout,
+      return std::make_unique<internal::ExplicitIterativeSchurSolver<float>>(s, *explicit_layout,
                                                                          partition, &context, ls_options);
     }
-    return std::make_unique<internal::SqrtIterativeSchurSolver<double>>(s, *explicit_layout,
+    return std::make_unique<internal::ExplicitIterativeSchurSolver<double>>(s, *explicit_layout,
                                                                         partition, &context, ls_options);
   };
   std::unique_ptr<internal::LinearSolver> linear_solver = make_linear_solver(single);

@@ -1,5 +1,5 @@
 // Numerical checks every iterative square-root solver must pass, whatever its
-// storage of the marginalized rows (SqrtIterativeSchurSolver: explicit blocks,
+// storage of the marginalized rows (ExplicitIterativeSchurSolver: explicit blocks,
 // ProjectedIterativeSchurSolver: projected), each against a dense computation
 // in double on the random problems of linear_solver_fixture.h. A test passes
 // its fixture type, constructible from a ceres::Problem*.
@@ -9,8 +9,8 @@
 #include <Eigen/Dense>
 #include <string>
 
-#include "ceres_sqrtba/internal/projected_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/sqrt_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
 #include "gtest/gtest.h"
 #include "linear_solver_fixture.h"
 #include "test_problems.h"
@@ -33,7 +33,7 @@ Eigen::MatrixXd DenseMatrixOf(Operator* op, int n) {
 }
 
 // The reduced right-hand side of the last solve.
-inline Eigen::VectorXd ReducedRhs(internal::SqrtIterativeSchurSolver<double>* solver, int n) {
+inline Eigen::VectorXd ReducedRhs(internal::ExplicitIterativeSchurSolver<double>* solver, int n) {
   Eigen::VectorXd b(n);
   solver->reduced_system()->Rhs(b.data());
   return b;
@@ -82,7 +82,7 @@ template <typename Fixture>
 void CheckPreconditionerInvertsDiagonalBlocks(bool schur) {
   for (const RandomProblemConfig& config : LinearAlgebraConfigs()) {
     auto p = MakeRandomProblem(config);
-    internal::SqrtIterativeSchurOptions options = Fixture::Options();
+    internal::IterativeSchurOptions options = Fixture::Options();
     options.preconditioner = schur ? ceres::SCHUR_JACOBI : ceres::JACOBI;
     Fixture f(p.problem.get(), options);
     const internal::ProblemStructure& s = f.s;

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "ceres_sqrtba/internal/evaluator.h"
-#include "ceres_sqrtba/internal/landmark_blocks.h"
-#include "ceres_sqrtba/internal/parallel.h"
-#include "ceres_sqrtba/internal/problem_structure.h"
-#include "ceres_sqrtba/internal/projected_landmark_blocks.h"
+#include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -65,15 +65,15 @@ class DenseWriter : public internal::JacobianWriter {
 template <typename Layout>
 std::unique_ptr<Layout> MakeLayout(const internal::ProblemStructure& s);
 template <>
-inline std::unique_ptr<internal::LandmarkBlockLayout> MakeLayout(const internal::ProblemStructure& s) {
-  return std::make_unique<internal::LandmarkBlockLayout>(s, 8);
+inline std::unique_ptr<internal::ExplicitBlockLayout> MakeLayout(const internal::ProblemStructure& s) {
+  return std::make_unique<internal::ExplicitBlockLayout>(s, 8);
 }
 template <>
 inline std::unique_ptr<internal::ProjectedBlockLayout> MakeLayout(const internal::ProblemStructure& s) {
   return std::make_unique<internal::ProjectedBlockLayout>(s);
 }
 
-// Everything needed to run a linear solver (SqrtIterativeSchurSolver<Scalar>,
+// Everything needed to run a linear solver (ExplicitIterativeSchurSolver<Scalar>,
 // SqrtSparseSchurSolver<Scalar>, ProjectedIterativeSchurSolver<Scalar>,
 // constructed from (structure, layout of type SolverT::Layout,
 // partition, context, solver_options)) on the problem's Jacobian at its

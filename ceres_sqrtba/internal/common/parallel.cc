@@ -1,0 +1,34 @@
+#include "ceres_sqrtba/internal/common/parallel.h"
+
+#include <algorithm>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+WorkPartition::WorkPartition(int n, const std::vector<int64_t>& work,
+                             int max_chunks, int64_t min_work) {
+  begin_.assign(1, 0);
+  if (n <= 0) return;
+  int64_t total = 0;
+  for (int i = 0; i < n; ++i) total += work.empty() ? 1 : work[i];
+  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(max_chunks, total / std::max<int64_t>(1, min_work)));
+  chunks = std::min<int64_t>(chunks, n);
+  const double target = static_cast<double>(total) / static_cast<double>(chunks);
+  int64_t acc = 0;
+  int next = 1;
+  for (int i = 0; i < n; ++i) {
+    acc += work.empty() ? 1 : work[i];
+    if (next < chunks && acc >= target * next && i + 1 < n) {
+      begin_.push_back(i + 1);
+      ++next;
+    }
+  }
+  begin_.push_back(n);
+}
+
+ParallelContext::ParallelContext(int num_threads)
+    : num_threads_(std::max(1, num_threads)),
+      arena_(std::make_unique<tbb::task_arena>(num_threads_)) {}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,117 @@
+// Deterministic parallel loops on a private oneTBB arena.
+//
+// Every parallel pass of the solver runs through a ParallelContext, which owns a
+// tbb::task_arena limited to Solver::Options::num_threads, so that two solves in
+// two user threads neither share nor oversubscribe workers.
+//
+// Reductions (costs, gradients, matrix-vector products that scatter into camera
+// vectors) are made deterministic by a fixed partition of the work into chunks
+// that depends on the problem only, never on the number of threads: each chunk
+// accumulates into its own slot, and the slots are summed in chunk order. The
+// same problem and options therefore give bit-identical results run to run and
+// for any num_threads.
+#ifndef CERES_SQRTBA_INTERNAL_COMMON_PARALLEL_H_
+#define CERES_SQRTBA_INTERNAL_COMMON_PARALLEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+// A partition of [0, n) into contiguous chunks of roughly equal work.
+class WorkPartition {
+ public:
+  WorkPartition() = default;
+  // Splits n items with the given per-item work (may be empty: unit work) into
+  // at most max_chunks chunks, with at least min_work per chunk.
+  WorkPartition(int n, const std::vector<int64_t>& work, int max_chunks,
+                int64_t min_work);
+
+  int num_chunks() const { return static_cast<int>(begin_.size()) - 1; }
+  int begin(int chunk) const { return begin_[chunk]; }
+  int end(int chunk) const { return begin_[chunk + 1]; }
+
+ private:
+  std::vector<int> begin_{0};
+};
+
+class ParallelContext {
+ public:
+  explicit ParallelContext(int num_threads);
+  int num_threads() const { return num_threads_; }
+
+  // Calls fn(begin, end) on disjoint subranges covering [0, n).
+  template <typename Fn>
+  void For(int n, int grain, const Fn& fn) {
+    if (n <= 0) return;
+    if (num_threads_ == 1 || n <= grain) {
+      fn(0, n);
+      return;
+    }
+    arena_->execute([&] {
+      tbb::parallel_for(tbb::blocked_range<int>(0, n, grain),
+                        [&](const tbb::blocked_range<int>& r) {
+                          fn(r.begin(), r.end());
+                        });
+    });
+  }
+
+  // Calls fn(chunk, begin, end) once for every chunk of the partition.
+  template <typename Fn>
+  void ForChunks(const WorkPartition& partition, const Fn& fn) {
+    For(partition.num_chunks(), 1, [&](int cb, int ce) {
+      for (int c = cb; c < ce; ++c) fn(c, partition.begin(c), partition.end(c));
+    });
+  }
+
+ private:
+  int num_threads_;
+  std::unique_ptr<tbb::task_arena> arena_;
+};
+
+// One slot of `size` values per chunk of a work partition, back to back in one
+// allocation: the per-chunk accumulators and scratch of the parallel passes,
+// so that no two chunks share memory and sums can be taken in chunk order.
+template <typename T>
+class PerChunk {
+ public:
+  PerChunk() = default;
+  PerChunk(int num_chunks, int64_t size)
+      : num_chunks_(num_chunks), size_(size),
+        data_(static_cast<size_t>(num_chunks) * static_cast<size_t>(size)) {}
+
+  int num_chunks() const { return num_chunks_; }
+  int64_t size() const { return size_; }
+  T* operator[](int chunk) { return data_.data() + static_cast<size_t>(chunk) * size_; }
+  const T* operator[](int chunk) const {
+    return data_.data() + static_cast<size_t>(chunk) * size_;
+  }
+
+  // out[i] = sum over chunks c, in chunk order, of slot c's value i, for
+  // i < n (n <= size()): the deterministic reduction of the chunk slots.
+  void SumInto(ParallelContext* context, int64_t n, T* out) const {
+    context->For(static_cast<int>(n), 4096, [&](int b, int e) {
+      for (int i = b; i < e; ++i) {
+        T v = 0;
+        for (int c = 0; c < num_chunks_; ++c) v += (*this)[c][i];
+        out[i] = v;
+      }
+    });
+  }
+
+ private:
+  int num_chunks_ = 0;
+  int64_t size_ = 0;
+  std::vector<T> data_;
+};
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_COMMON_PARALLEL_H_

@@ -1,0 +1,242 @@
+#include "ceres_sqrtba/internal/evaluation/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ceres_sqrtba/internal/evaluation/loss_correction.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+struct Evaluator::Scratch {
+  std::vector<double> residuals;
+  std::vector<double> ambient;   // ambient Jacobians of manifold blocks
+  std::vector<double> tangent;   // tangent Jacobians of all variable blocks
+  std::vector<const double*> parameters;
+  std::vector<double*> cost_jacobians;      // what the cost function writes
+  std::vector<const double*> out_jacobians;  // what the writer reads
+};
+
+namespace {
+bool AllFinite(const double* v, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return false;
+  }
+  return true;
+}
+}  // namespace
+
+Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
+                     ParallelContext* context)
+    : s_(s), partition_(partition), context_(context) {
+  for (const ResidualBlockInfo& rb : s.residual_blocks) {
+    max_residuals_ = std::max(max_residuals_, rb.num_residuals);
+    max_parameter_blocks_ = std::max(max_parameter_blocks_, rb.num_parameter_blocks);
+    int ambient = 0, tangent = 0;
+    for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+      const ParameterBlockInfo& pb = s.parameter_blocks[s.residual_parameters[rb.parameter_begin + i]];
+      ambient += rb.num_residuals * pb.size;
+      tangent += rb.num_residuals * pb.tangent_size;
+    }
+    max_ambient_jacobian_ = std::max(max_ambient_jacobian_, ambient);
+    max_tangent_jacobian_ = std::max(max_tangent_jacobian_, tangent);
+  }
+  plus_jacobian_offset_.assign(s.parameter_blocks.size(), -1);
+  int total = 0;
+  for (int p : s.variable_blocks) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[p];
+    if (pb.manifold == nullptr) continue;
+    plus_jacobian_offset_[p] = total;
+    total += pb.size * pb.tangent_size;
+  }
+  plus_jacobians_.resize(total);
+  const int chunks = partition.num_chunks();
+  chunk_cost_.resize(chunks);
+  chunk_ok_.resize(chunks);
+  chunk_camera_gradient_ = PerChunk<double>(chunks, s.num_camera_parameters);
+  scratch_.resize(chunks);
+  for (Scratch& sc : scratch_) {
+    sc.residuals.resize(std::max(1, max_residuals_));
+    sc.ambient.resize(std::max(1, max_ambient_jacobian_));
+    sc.tangent.resize(std::max(1, max_tangent_jacobian_));
+    sc.parameters.resize(std::max(1, max_parameter_blocks_));
+    sc.cost_jacobians.resize(std::max(1, max_parameter_blocks_));
+    sc.out_jacobians.resize(std::max(1, max_parameter_blocks_));
+  }
+}
+
+Evaluator::~Evaluator() = default;
+
+bool Evaluator::ComputePlusJacobians(const double* x) {
+  bool ok = true;
+  for (int p : s_.variable_blocks) {
+    const ParameterBlockInfo& pb = s_.parameter_blocks[p];
+    if (pb.manifold == nullptr) continue;
+    double* out = plus_jacobians_.data() + plus_jacobian_offset_[p];
+    if (!pb.manifold->PlusJacobian(x + pb.state_offset, out) ||
+        !AllFinite(out, pb.size * pb.tangent_size)) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool Evaluator::EvaluateCost(const double* x, double* cost) {
+  return Evaluate(x, cost, nullptr, nullptr);
+}
+
+bool Evaluator::EvaluateJacobian(const double* x, double* cost, double* gradient,
+                                 JacobianWriter* writer) {
+  if (!ComputePlusJacobians(x)) return false;
+  return Evaluate(x, cost, gradient, writer);
+}
+
+bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
+                         JacobianWriter* writer) {
+  const bool want_jacobian = writer != nullptr || gradient != nullptr;
+  const int nc = s_.num_camera_parameters;
+  if (gradient != nullptr) {
+    std::fill(gradient, gradient + s_.num_effective_parameters, 0.0);
+  }
+  context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
+    Scratch& sc = scratch_[chunk];
+    double* camera_gradient =
+        gradient != nullptr ? chunk_camera_gradient_[chunk] : nullptr;
+    if (camera_gradient != nullptr) std::fill(camera_gradient, camera_gradient + nc, 0.0);
+    double chunk_cost = 0.0;
+    bool ok = true;
+    for (int g = gbegin; g < gend && ok; ++g) {
+      const Group& group = s_.groups[g];
+      int row = 0;
+      for (int k = group.residual_begin; k < group.residual_end; ++k) {
+        const int r = s_.group_residuals[k];
+        const ResidualBlockInfo& rb = s_.residual_blocks[r];
+        const int m = rb.num_residuals;
+        int ambient_used = 0, tangent_used = 0;
+        for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+          const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]];
+          sc.parameters[i] = pb.is_constant ? pb.user_values : x + pb.state_offset;
+          sc.cost_jacobians[i] = nullptr;
+          sc.out_jacobians[i] = nullptr;
+          if (!want_jacobian || pb.is_constant) continue;
+          double* tangent = sc.tangent.data() + tangent_used;
+          tangent_used += m * pb.tangent_size;
+          sc.out_jacobians[i] = tangent;
+          if (pb.manifold == nullptr) {
+            sc.cost_jacobians[i] = tangent;
+          } else {
+            sc.cost_jacobians[i] = sc.ambient.data() + ambient_used;
+            ambient_used += m * pb.size;
+          }
+        }
+        // Poison the outputs so that a cost function that leaves something
+        // unwritten is caught, as Ceres does.
+        double* res = sc.residuals.data();
+        std::fill(res, res + m, std::numeric_limits<double>::quiet_NaN());
+        for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+          if (sc.cost_jacobians[i] == nullptr) continue;
+          const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]];
+          std::fill(sc.cost_jacobians[i], sc.cost_jacobians[i] + m * pb.size,
+                    std::numeric_limits<double>::quiet_NaN());
+        }
+        if (!rb.cost_function->Evaluate(sc.parameters.data(), res,
+                                        want_jacobian ? sc.cost_jacobians.data() : nullptr) ||
+            !AllFinite(res, m)) {
+          ok = false;
+          break;
+        }
+        for (int i = 0; i < rb.num_parameter_blocks && want_jacobian; ++i) {
+          if (sc.cost_jacobians[i] == nullptr) continue;
+          const int p = s_.residual_parameters[rb.parameter_begin + i];
+          const ParameterBlockInfo& pb = s_.parameter_blocks[p];
+          if (!AllFinite(sc.cost_jacobians[i], m * pb.size)) {
+            ok = false;
+            break;
+          }
+          if (pb.manifold != nullptr) {
+            // Tangent Jacobian = ambient Jacobian * PlusJacobian.
+            const double* a = sc.cost_jacobians[i];
+            const double* pj = plus_jacobians_.data() + plus_jacobian_offset_[p];
+            double* t = const_cast<double*>(sc.out_jacobians[i]);
+            for (int rr = 0; rr < m; ++rr) {
+              for (int c = 0; c < pb.tangent_size; ++c) {
+                double v = 0.0;
+                for (int a_i = 0; a_i < pb.size; ++a_i) v += a[rr * pb.size + a_i] * pj[a_i * pb.tangent_size + c];
+                t[rr * pb.tangent_size + c] = v;
+              }
+            }
+          }
+        }
+        if (!ok) break;
+        double squared_norm = 0.0;
+        for (int i = 0; i < m; ++i) squared_norm += res[i] * res[i];
+        if (rb.loss_function == nullptr) {
+          chunk_cost += 0.5 * squared_norm;
+        } else {
+          double rho[3];
+          rb.loss_function->Evaluate(squared_norm, rho);
+          chunk_cost += 0.5 * rho[0];
+          if (want_jacobian) {
+            const LossCorrection correction(squared_norm, rho);
+            for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+              if (sc.out_jacobians[i] == nullptr) continue;
+              const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]];
+              correction.CorrectJacobian(m, pb.tangent_size, res, const_cast<double*>(sc.out_jacobians[i]));
+            }
+            correction.CorrectResiduals(m, res);
+          }
+        }
+        if (gradient != nullptr) {
+          for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+            if (sc.out_jacobians[i] == nullptr) continue;
+            const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]];
+            double* g = pb.is_landmark ? gradient + pb.tangent_offset
+                                       : camera_gradient + (pb.tangent_offset - s_.camera_tangent_begin);
+            const double* j = sc.out_jacobians[i];
+            for (int rr = 0; rr < m; ++rr) {
+              for (int c = 0; c < pb.tangent_size; ++c) g[c] += j[rr * pb.tangent_size + c] * res[rr];
+            }
+          }
+        }
+        if (writer != nullptr) writer->Write(g, k - group.residual_begin, row, r, res, sc.out_jacobians.data());
+        row += m;
+      }
+    }
+    chunk_cost_[chunk] = chunk_cost;
+    chunk_ok_[chunk] = ok;
+  });
+  double total = 0.0;
+  for (int c = 0; c < partition_.num_chunks(); ++c) {
+    if (!chunk_ok_[c]) return false;
+    total += chunk_cost_[c];
+  }
+  if (!std::isfinite(total)) return false;
+  *cost = total;
+  if (gradient != nullptr && nc > 0) {
+    chunk_camera_gradient_.SumInto(context_, nc, gradient + s_.camera_tangent_begin);
+  }
+  return true;
+}
+
+bool Evaluator::Plus(const double* x, const double* delta, double* x_plus_delta) {
+  const int n = static_cast<int>(s_.variable_blocks.size());
+  bool ok = true;
+  // Manifold Plus is cheap; a serial loop keeps failure reporting simple and
+  // costs far less than one cost evaluation.
+  for (int i = 0; i < n; ++i) {
+    const ParameterBlockInfo& pb = s_.parameter_blocks[s_.variable_blocks[i]];
+    const double* xb = x + pb.state_offset;
+    const double* db = delta + pb.tangent_offset;
+    double* out = x_plus_delta + pb.state_offset;
+    if (pb.manifold == nullptr) {
+      for (int k = 0; k < pb.size; ++k) out[k] = xb[k] + db[k];
+    } else if (!pb.manifold->Plus(xb, db, out)) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

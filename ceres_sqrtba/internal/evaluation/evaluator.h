@@ -1,0 +1,72 @@
+// Evaluates the user's cost functions at a state vector, in double, in
+// parallel, the way Ceres' ProgramEvaluator does: cost 1/2 sum rho(|r|^2),
+// Jacobians in tangent space (ambient Jacobian times Manifold::PlusJacobian),
+// robust loss corrections (loss_correction.h), and the gradient J^T r.
+//
+// The Jacobian is not stored here: each residual block's corrected residual and
+// tangent Jacobians are handed to a JacobianWriter (the linear solver's landmark
+// blocks), from the thread that evaluates that block's group, so they go
+// straight into their landmark block without an intermediate sparse matrix.
+//
+// A cost function that returns false, or leaves a non-finite value in a
+// residual or a requested Jacobian, makes the whole evaluation fail, as in
+// Ceres: the trust-region loop treats a failed candidate as a step with
+// infinite cost and a failed initial evaluation as FAILURE.
+#ifndef CERES_SQRTBA_INTERNAL_EVALUATION_EVALUATOR_H_
+#define CERES_SQRTBA_INTERNAL_EVALUATION_EVALUATOR_H_
+
+#include <vector>
+
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+class Evaluator {
+ public:
+  // The partition of the groups into chunks fixes the order of every sum, so
+  // that results do not depend on the number of threads.
+  Evaluator(const ProblemStructure& structure, const WorkPartition& partition,
+            ParallelContext* context);
+  ~Evaluator();
+
+  // Cost of the variable residual blocks at state x. False if a cost function
+  // failed.
+  bool EvaluateCost(const double* x, double* cost);
+
+  // Cost, gradient (tangent space, size num_effective_parameters) and the
+  // Jacobian, written through `writer`.
+  bool EvaluateJacobian(const double* x, double* cost, double* gradient,
+                        JacobianWriter* writer);
+
+  // x_plus_delta = Plus(x, delta) block by block. False if a manifold's Plus
+  // failed.
+  bool Plus(const double* x, const double* delta, double* x_plus_delta);
+
+ private:
+  struct Scratch;
+  bool Evaluate(const double* x, double* cost, double* gradient,
+                JacobianWriter* writer);
+  bool ComputePlusJacobians(const double* x);
+
+  const ProblemStructure& s_;
+  const WorkPartition& partition_;
+  ParallelContext* context_;
+  int max_residuals_ = 0;
+  int max_ambient_jacobian_ = 0;  // sum over a block's parameters of rows*size
+  int max_tangent_jacobian_ = 0;
+  int max_parameter_blocks_ = 0;
+  std::vector<int> plus_jacobian_offset_;  // per parameter block, -1 if none
+  std::vector<double> plus_jacobians_;
+  std::vector<double> chunk_cost_;
+  std::vector<char> chunk_ok_;
+  PerChunk<double> chunk_camera_gradient_;  // per chunk: num_camera_parameters
+  std::vector<Scratch> scratch_;                // one per chunk
+};
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_EVALUATION_EVALUATOR_H_

@@ -1,0 +1,136 @@
+// The trust-region loop on its own, with scripted linear solvers: invalid
+// steps shrink the radius as Ceres does and end the solve with Ceres' message.
+#include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+class NullWriter : public JacobianWriter {
+ public:
+  void Write(int, int, int, int, const double*, const double* const*) override {}
+};
+
+// Fails every solve (as a PCG that met rho = 0 would).
+class FailingSolver : public LinearSolver {
+ public:
+  JacobianWriter* writer() override { return &writer_; }
+  void SquaredColumnNorms(double* norms) override {
+    for (int i = 0; i < n; ++i) norms[i] = 1.0;
+  }
+  void ScaleColumns(const double*) override {}
+  LinearSolverSummary Solve(const double*, double, double*, double*) override {
+    ++solves;
+    LinearSolverSummary s;
+    s.termination = LinearSolverTermination::kFailure;
+    s.message = "scripted failure";
+    return s;
+  }
+  int n = 0;
+  int solves = 0;
+
+ private:
+  NullWriter writer_;
+};
+
+TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
+  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
+  ProblemStructure s;
+  std::string error;
+  ASSERT_TRUE(BuildProblemStructure(*p.problem, nullptr, &s, &error)) << error;
+  ParallelContext context(1);
+  WorkPartition partition(static_cast<int>(s.groups.size()), {}, 2, 1);
+  Evaluator evaluator(s, partition, &context);
+  FailingSolver solver;
+  solver.n = s.num_effective_parameters;
+  ceres::Solver::Options options;
+  options.max_num_consecutive_invalid_steps = 3;
+  options.logging_type = ceres::SILENT;
+  MinimizerContext ctx;
+  ctx.options = &options;
+  ctx.is_silent = true;
+  std::vector<double> x = StateFromUser(s);
+  ceres::Solver::Summary summary;
+  MinimizerStatistics stats;
+  Minimize(ctx, s, &evaluator, &solver, x.data(), &summary, &stats);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_EQ(summary.message,
+            "Number of consecutive invalid steps more than "
+            "Solver::Options::max_num_consecutive_invalid_steps: 3");
+  EXPECT_EQ(solver.solves, 3);
+  // Iteration 0, then two invalid steps, each shrinking the radius by the
+  // growing decrease factor (2, then 4).
+  ASSERT_EQ(summary.iterations.size(), 3u);
+  EXPECT_DOUBLE_EQ(summary.iterations[0].trust_region_radius, 1e4);
+  EXPECT_DOUBLE_EQ(summary.iterations[1].trust_region_radius, 1e4 / 2);
+  EXPECT_DOUBLE_EQ(summary.iterations[2].trust_region_radius, 1e4 / 8);
+  EXPECT_FALSE(summary.iterations[1].step_is_valid);
+}
+
+// Computes the right step of the real solver and scales it by 50: a "linear
+// solver" that lost its precision. The true cost rejects every such step.
+class WildSolver : public LinearSolver {
+ public:
+  explicit WildSolver(LinearSolver* inner) : inner_(inner) {}
+  JacobianWriter* writer() override { return inner_->writer(); }
+  void SquaredColumnNorms(double* norms) override { inner_->SquaredColumnNorms(norms); }
+  void ScaleColumns(const double* scale) override { inner_->ScaleColumns(scale); }
+  LinearSolverSummary Solve(const double* d, double eta, double* y, double* jy) override {
+    LinearSolverSummary s = inner_->Solve(d, eta, y, jy);
+    for (int i = 0; i < n; ++i) y[i] *= 50.0;
+    *jy = 0.0;  // keep the model change positive so that the step is valid
+    ++solves;
+    return s;
+  }
+  int n = 0;
+  int solves = 0;
+
+ private:
+  LinearSolver* inner_;
+};
+
+TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
+  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
+  ProblemStructure s;
+  std::string error;
+  ASSERT_TRUE(BuildProblemStructure(*p.problem, nullptr, &s, &error)) << error;
+  ParallelContext context(1);
+  ExplicitBlockLayout layout(s, 4);
+  WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
+  Evaluator evaluator(s, partition, &context);
+  ExplicitIterativeSchurSolver<float> inner(s, layout, partition, &context, IterativeSchurOptions());
+  WildSolver wild(&inner);
+  wild.n = s.num_effective_parameters;
+  ceres::Solver::Options options;
+  options.max_num_iterations = 20;
+  MinimizerContext ctx;
+  ctx.options = &options;
+  ctx.is_silent = true;
+  int fallbacks_made = 0;
+  ctx.make_fallback_solver = [&](std::string*) -> std::unique_ptr<LinearSolver> {
+    ++fallbacks_made;
+    return std::make_unique<ExplicitIterativeSchurSolver<double>>(s, layout, partition, &context,
+                                                              IterativeSchurOptions());
+  };
+  std::vector<double> x = StateFromUser(s);
+  ceres::Solver::Summary summary;
+  MinimizerStatistics stats;
+  Minimize(ctx, s, &evaluator, &wild, x.data(), &summary, &stats);
+  EXPECT_EQ(fallbacks_made, 1);
+  EXPECT_EQ(wild.solves, 5);
+  EXPECT_NE(stats.precision_note.find("5 consecutive steps were rejected"), std::string::npos)
+      << stats.precision_note;
+  EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+  // The linear problem is solved exactly once the double solver took over.
+  EXPECT_LT(summary.final_cost, 1e-3 * summary.initial_cost);
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,171 @@
+#include "ceres_sqrtba/internal/problem/options_validation.h"
+
+#include <sstream>
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+// "Invalid configuration. Solver::Options::eta = 0. Violated constraint:
+// Solver::Options::eta > 0", as Ceres words it.
+template <typename T, typename U>
+std::string Violation(const char* name, const T& value, const char* op, const U& bound) {
+  std::ostringstream ss;
+  ss << "Invalid configuration. Solver::Options::" << name << " = " << value
+     << ". Violated constraint: Solver::Options::" << name << " " << op << " " << bound;
+  return ss.str();
+}
+
+std::string Unsupported(const Solver::Options& options, const char* name, const std::string& value,
+                        const char* why) {
+  std::ostringstream ss;
+  ss << "Invalid configuration. Solver::Options::" << name << " = " << value
+     << " is not supported by " << SqrtLinearSolverTypeToString(options.sqrt_linear_solver_type)
+     << ": " << why;
+  return ss.str();
+}
+
+}  // namespace
+
+#define SQRTBA_CHECK_OPTION(x, op, y)                         \
+  if (!(options.x op(y))) {                                   \
+    *error = Violation(#x, options.x, #op, #y);               \
+    return false;                                             \
+  }
+#define SQRTBA_CHECK_OPTION_PAIR(x, op, y)                    \
+  if (!(options.x op options.y)) {                            \
+    *error = Violation(#x, options.x, #op, "Solver::Options::" #y); \
+    return false;                                             \
+  }
+
+bool ValidateCeresOptions(const ceres::Solver::Options& options, std::string* error) {
+  if (!options.ceres::Solver::Options::IsValid(error)) return false;
+  if (options.minimizer_type != ceres::TRUST_REGION) return true;
+  const ceres::LinearSolverType solver = options.linear_solver_type;
+  const ceres::PreconditionerType preconditioner = options.preconditioner_type;
+  std::ostringstream ss;
+  ss << "Invalid configuration. ";
+  if (options.use_mixed_precision_solves &&
+      (solver == ceres::SPARSE_SCHUR || solver == ceres::SPARSE_NORMAL_CHOLESKY) &&
+      options.sparse_linear_algebra_library_type != ceres::EIGEN_SPARSE) {
+    ss << "Solver::Options::use_mixed_precision_solves = true with linear_solver_type = "
+       << ceres::LinearSolverTypeToString(solver) << " needs sparse_linear_algebra_library_type = "
+       << "EIGEN_SPARSE: Ceres 2.1 has no single precision sparse Cholesky for "
+       << ceres::SparseLinearAlgebraLibraryTypeToString(options.sparse_linear_algebra_library_type)
+       << " and would abort.";
+    *error = ss.str();
+    return false;
+  }
+  if (solver == ceres::CGNR && preconditioner != ceres::IDENTITY && preconditioner != ceres::JACOBI &&
+      preconditioner != ceres::SUBSET) {
+    ss << "Solver::Options::preconditioner_type = " << ceres::PreconditionerTypeToString(preconditioner)
+       << " cannot be used with linear_solver_type = CGNR: Ceres 2.1 accepts IDENTITY, JACOBI and SUBSET "
+       << "there and would abort.";
+    *error = ss.str();
+    return false;
+  }
+  if (solver == ceres::ITERATIVE_SCHUR && preconditioner == ceres::SUBSET) {
+    ss << "Solver::Options::preconditioner_type = SUBSET cannot be used with linear_solver_type = "
+       << "ITERATIVE_SCHUR: Ceres 2.1 accepts IDENTITY, JACOBI, SCHUR_JACOBI, CLUSTER_JACOBI and "
+       << "CLUSTER_TRIDIAGONAL there and would abort.";
+    *error = ss.str();
+    return false;
+  }
+  return true;
+}
+
+bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
+  if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR &&
+      options.sqrt_linear_solver_type != SQRT_SPARSE_SCHUR) {
+    *error = Violation("sqrt_linear_solver_type", static_cast<int>(options.sqrt_linear_solver_type),
+                       "is one of", "CERES_LINEAR_SOLVER, SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR");
+    return false;
+  }
+  // The options of the iterative solver (forcing sequence, iteration limits,
+  // preconditioner) mean nothing to the direct SQRT_SPARSE_SCHUR.
+  const bool iterative = options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR;
+  if (options.precision != DOUBLE_PRECISION && options.precision != SINGLE_PRECISION) {
+    *error = Violation("precision", static_cast<int>(options.precision), "is one of",
+                       "DOUBLE_PRECISION, SINGLE_PRECISION");
+    return false;
+  }
+  SQRTBA_CHECK_OPTION(max_num_iterations, >=, 0);
+  SQRTBA_CHECK_OPTION(max_solver_time_in_seconds, >=, 0.0);
+  SQRTBA_CHECK_OPTION(function_tolerance, >=, 0.0);
+  SQRTBA_CHECK_OPTION(gradient_tolerance, >=, 0.0);
+  SQRTBA_CHECK_OPTION(parameter_tolerance, >=, 0.0);
+  SQRTBA_CHECK_OPTION(num_threads, >=, 1);
+  SQRTBA_CHECK_OPTION(initial_trust_region_radius, >, 0.0);
+  SQRTBA_CHECK_OPTION(min_trust_region_radius, >, 0.0);
+  SQRTBA_CHECK_OPTION(max_trust_region_radius, >, 0.0);
+  SQRTBA_CHECK_OPTION_PAIR(min_trust_region_radius, <=, max_trust_region_radius);
+  SQRTBA_CHECK_OPTION_PAIR(min_trust_region_radius, <=, initial_trust_region_radius);
+  SQRTBA_CHECK_OPTION_PAIR(initial_trust_region_radius, <=, max_trust_region_radius);
+  SQRTBA_CHECK_OPTION(min_relative_decrease, >=, 0.0);
+  // A strictly positive LM diagonal keeps every landmark block full rank,
+  // including landmarks seen by a single camera.
+  SQRTBA_CHECK_OPTION(min_lm_diagonal, >, 0.0);
+  SQRTBA_CHECK_OPTION(max_lm_diagonal, >, 0.0);
+  SQRTBA_CHECK_OPTION_PAIR(min_lm_diagonal, <=, max_lm_diagonal);
+  SQRTBA_CHECK_OPTION(max_num_consecutive_invalid_steps, >=, 0);
+  if (iterative) {
+    SQRTBA_CHECK_OPTION(eta, >, 0.0);
+    SQRTBA_CHECK_OPTION(min_linear_solver_iterations, >=, 0);
+    SQRTBA_CHECK_OPTION(max_linear_solver_iterations, >=, 1);
+    SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
+  }
+  SQRTBA_CHECK_OPTION(memory_limit_in_bytes, >=, 0);
+  if (options.use_nonmonotonic_steps) {
+    SQRTBA_CHECK_OPTION(max_consecutive_nonmonotonic_steps, >, 0);
+  }
+  if (options.minimizer_type != ceres::TRUST_REGION) {
+    *error = Unsupported(options, "minimizer_type",
+                         ceres::MinimizerTypeToString(options.minimizer_type),
+                         "the square-root solver is a trust-region solver.");
+    return false;
+  }
+  if (options.trust_region_strategy_type != ceres::LEVENBERG_MARQUARDT) {
+    *error = Unsupported(options, "trust_region_strategy_type",
+                         ceres::TrustRegionStrategyTypeToString(options.trust_region_strategy_type),
+                         "only LEVENBERG_MARQUARDT is implemented.");
+    return false;
+  }
+  if (iterative && options.preconditioner_type != ceres::IDENTITY &&
+      options.preconditioner_type != ceres::JACOBI &&
+      options.preconditioner_type != ceres::SCHUR_JACOBI) {
+    *error = Unsupported(options, "preconditioner_type",
+                         ceres::PreconditionerTypeToString(options.preconditioner_type),
+                         "use SCHUR_JACOBI, JACOBI or IDENTITY.");
+    return false;
+  }
+  if (options.use_inner_iterations) {
+    *error = Unsupported(options, "use_inner_iterations", "true",
+                         "inner iterations are not implemented.");
+    return false;
+  }
+  if (options.check_gradients) {
+    *error = Unsupported(options, "check_gradients", "true",
+                         "check gradients with ceres::Solve (or ceres::GradientChecker) first.");
+    return false;
+  }
+  if (!options.trust_region_minimizer_iterations_to_dump.empty()) {
+    *error = Unsupported(options, "trust_region_minimizer_iterations_to_dump", "non-empty",
+                         "the square-root solver has no sparse Jacobian to dump.");
+    return false;
+  }
+  for (size_t i = 0; i < options.callbacks.size(); ++i) {
+    if (options.callbacks[i] == nullptr) {
+      std::ostringstream ss;
+      ss << "Invalid configuration. Solver::Options::callbacks[" << i << "] is null.";
+      *error = ss.str();
+      return false;
+    }
+  }
+  return true;
+}
+
+#undef SQRTBA_CHECK_OPTION
+#undef SQRTBA_CHECK_OPTION_PAIR
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,121 @@
+// The structure of a bundle-adjustment-shaped ceres::Problem, read once through
+// Ceres' public API: which parameter blocks are landmarks (eliminated by QR),
+// which are cameras (kept in the reduced camera system), which are constant,
+// and which residual blocks belong to which landmark.
+//
+// Landmarks are elimination group 0 of Solver::Options::linear_solver_ordering
+// when the user gives an ordering with at least two groups; otherwise they are
+// found as Ceres' Schur solvers find them: a greedy maximal independent set of
+// the parameter-block co-occurrence graph, visiting blocks by increasing degree.
+//
+// A residual block touches at most one (variable) landmark and any number of
+// other blocks. Residual blocks of one landmark form a "group", which becomes
+// one landmark block in the linear solver; a residual block without a landmark
+// (a prior, a pose-graph term) forms a group of its own with landmark size 0.
+// Residual blocks whose parameter blocks are all constant contribute the fixed
+// cost only, exactly as Ceres removes them from its reduced program.
+//
+// Tangent-space layout of the step vector: all landmarks first (in parameter
+// block order), then all cameras; the cameras alone form the reduced camera
+// vector, which starts at camera_tangent_begin.
+#ifndef CERES_SQRTBA_INTERNAL_PROBLEM_PROBLEM_STRUCTURE_H_
+#define CERES_SQRTBA_INTERNAL_PROBLEM_PROBLEM_STRUCTURE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres/ceres.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+struct ParameterBlockInfo {
+  double* user_values = nullptr;
+  int size = 0;          // ambient
+  int tangent_size = 0;
+  const ceres::Manifold* manifold = nullptr;
+  bool is_constant = false;
+  bool is_landmark = false;
+  int state_offset = -1;    // into the ambient state vector; -1 if constant
+  int tangent_offset = -1;  // into the tangent step vector; -1 if constant
+  int camera_index = -1;    // index among variable cameras
+  int landmark_index = -1;  // index among landmarks
+};
+
+struct ResidualBlockInfo {
+  ceres::ResidualBlockId id = nullptr;
+  const ceres::CostFunction* cost_function = nullptr;
+  const ceres::LossFunction* loss_function = nullptr;
+  int num_residuals = 0;
+  int parameter_begin = 0;  // into ProblemStructure::residual_parameters
+  int num_parameter_blocks = 0;
+};
+
+// One landmark block: the residual blocks of one landmark (or one landmark-free
+// residual block) and the variable cameras they touch, in column order.
+struct Group {
+  int landmark = -1;        // parameter block index, -1 for no landmark
+  int landmark_size = 0;    // tangent size d of the landmark (0 if none)
+  int residual_begin = 0;   // into ProblemStructure::group_residuals
+  int residual_end = 0;
+  int camera_begin = 0;     // into ProblemStructure::group_cameras
+  int camera_end = 0;
+  int num_rows = 0;         // sum of the residual sizes
+  int camera_columns = 0;   // sum of the camera tangent sizes
+};
+
+struct ProblemStructure {
+  std::vector<ParameterBlockInfo> parameter_blocks;  // every block of the problem
+  std::vector<ResidualBlockInfo> residual_blocks;    // those with a variable block
+  std::vector<int> residual_parameters;  // flat: parameter block indices per residual
+  std::vector<ceres::ResidualBlockId> fixed_residual_blocks;  // all-constant ones
+
+  std::vector<Group> groups;
+  std::vector<int> group_residuals;  // flat: residual block indices per group
+  std::vector<int> group_cameras;    // flat: parameter block indices per group
+
+  std::vector<int> landmarks;  // parameter block indices, landmark_index order
+  std::vector<int> cameras;    // parameter block indices, camera_index order
+  std::vector<int> variable_blocks;  // state order (landmarks, then cameras)
+
+  int num_parameters = 0;          // ambient size of the state vector
+  int num_effective_parameters = 0;  // tangent size of the step vector
+  int camera_tangent_begin = 0;    // first camera entry in the step vector
+  int num_camera_parameters = 0;   // size of the reduced camera vector
+  int num_residuals = 0;           // rows of the Jacobian (variable part)
+
+  // For every camera, the groups that see it: flat CSR over camera_index.
+  std::vector<int> camera_group_begin;  // size cameras.size() + 1
+  std::vector<int> camera_groups;       // group index
+  std::vector<int> camera_group_column; // column offset of the camera in the group
+  std::vector<int> camera_group_entry;  // index into group_cameras
+
+  // Summary strings, as Ceres reports them.
+  std::string schur_structure;            // e.g. "2,3,9", "d" for varying sizes
+  std::vector<int> ordering_group_sizes;  // landmarks, cameras
+
+  int64_t TotalCameraSlices() const { return static_cast<int64_t>(camera_groups.size()); }
+
+  // Set when BuildProblemStructure failed only because no variable block can
+  // be eliminated (see Solve: such problems go to ceres::Solve).
+  bool no_landmarks = false;
+};
+
+// The ambient state vector (size num_parameters) holding the current values
+// of the user's variable parameter blocks, and the way back.
+std::vector<double> StateFromUser(const ProblemStructure& s);
+void StateToUser(const ProblemStructure& s, const double* state);
+
+// Reads the structure of `problem`. Returns false and a message naming the
+// reason when the square-root solver cannot take the problem (bounds, a
+// residual block touching two landmarks, no landmarks, a bad ordering...).
+bool BuildProblemStructure(const ceres::Problem& problem,
+                           const ceres::ParameterBlockOrdering* ordering,
+                           ProblemStructure* structure, std::string* error);
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_PROBLEM_PROBLEM_STRUCTURE_H_

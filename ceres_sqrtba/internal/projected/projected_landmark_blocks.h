@@ -1,0 +1,205 @@
+// The landmark blocks of SQRT_ITERATIVE_SCHUR in projected form: the reduced
+// camera system's rows B = Q^_2^T [Jp; 0] of each landmark (paper eq.
+// (q_linearized_residual)) applied through the projector onto the nullspace
+// of the landmark columns instead of being stored.
+//
+// Why. Q^ = [Q^_1 Q^_2] is the orthogonal factor of the damped landmark
+// columns [Jl; sqrt(lambda) D_l] (paper eq. (damped_qr)), so
+//
+//   Q^_2 Q^_2^T = I - Q^_1 Q^_1^T,
+//   B^T B x = Jp^T (u - Q1 (Q1^T u)),   u = Jp x,                    (1)
+//   B^T r^  = Jp^T (r - Q1 (Q1^T r)),
+//
+// where Q1 is the first m rows (the observation rows) of the thin factor
+// Q^_1, because [Jp; 0] and [r; 0] are zero on the d damping rows. Jp is
+// block-sparse: every observation row has entries only in the columns of its
+// own residual block's cameras. So a landmark seen k times costs per product
+// 2k rows of (camera columns + d) scalars, 24 per 2-d observation of a 9-d
+// camera and a 3-d landmark, where the explicit landmark block (landmark_block.h)
+// streams its (2k) x (9k) dense rows B, 18k per observation. The reduced system
+// is still never formed (neither the Schur complement nor (Jl^T Jl)^-1):
+// landmarks are eliminated by an orthogonal factorization, and Q1 is
+// orthonormal to working precision whatever the conditioning of Jl, because
+// it comes from Householder reflections (in double), not from R^-1.
+//
+// Storage, one contiguous allocation per kind:
+//   hot  (streamed by every product): per observation row
+//        [ compact camera Jacobian (camera_width) | Q1 row (d) ]
+//        where the compact camera columns are the residual block's own
+//        cameras, back to back (zero padding when a residual block of the
+//        group touches fewer camera parameters than the widest one);
+//   cold (read once per solve): per observation row [ Jl row (d) | r ];
+//   R^ (d x d, double) per landmark, for back substitution.
+//
+// Damp(d) recomputes Q1 and R^ for a new diagonal from the stored Jl by a
+// thin Householder QR of [Jl; sqrt(lambda) D_l] (O(m d^2) per landmark), so a
+// rejected step costs neither a new evaluation nor anything proportional to
+// the dense block.
+#ifndef CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_LANDMARK_BLOCKS_H_
+#define CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_LANDMARK_BLOCKS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
+#include "ceres_sqrtba/internal/common/memory.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+// Where everything of the projected blocks lives; shared by both precisions.
+struct ProjectedBlockLayout {
+  explicit ProjectedBlockLayout(const ProblemStructure& s);
+
+  // The rows of one residual block inside its group.
+  struct Segment {
+    int row = 0;         // first observation row in the group
+    int rows = 0;        // residual size
+    int item_begin = 0;  // its camera blocks: items[item_begin, item_end)
+    int item_end = 0;
+  };
+  // One (residual block, variable camera block) pair.
+  struct Item {
+    int offset = 0;  // of the camera in the reduced camera vector
+    int size = 0;    // camera tangent size
+    int column = 0;  // first compact column of the camera in the hot rows
+    int entry = 0;   // index into ProblemStructure::group_cameras
+    int row = 0;     // its residual block's rows in the group
+    int rows = 0;
+  };
+
+  std::vector<int> rows;                // per group: observation rows m
+  std::vector<int> camera_width;        // per group: compact camera columns
+  std::vector<int64_t> hot_offset;      // per group + 1, scalars
+  std::vector<int64_t> cold_offset;     // per group + 1, scalars
+  std::vector<int64_t> r_offset;        // per group + 1, doubles (d * d)
+  std::vector<int> segment_begin;       // per group + 1, into segments
+  std::vector<Segment> segments;
+  std::vector<Item> items;
+  // Per entry of ProblemStructure::group_cameras, the items of that camera in
+  // its group: entry_items[entry_item_begin[e], entry_item_begin[e + 1]).
+  std::vector<int> entry_item_begin;
+  std::vector<int> entry_items;
+  // Per group: every residual block has 2 rows and one 9-parameter camera,
+  // and the landmark has 3 (BAL's shape): the product's fixed-size kernel.
+  std::vector<char> bal_shaped;
+  // Per entry of ProblemStructure::residual_parameters: compact camera column,
+  // kLandmark or kConstant.
+  std::vector<int> column;
+  std::vector<int64_t> work;  // per group, for the work partition
+  int max_rows = 0;
+  int max_landmark_size = 0;
+  int max_camera_width = 0;
+  int64_t hot_scalars = 0;
+  int64_t cold_scalars = 0;
+  int64_t r_scalars = 0;
+  static constexpr int kLandmark = -2;
+  static constexpr int kConstant = -1;
+
+  int hot_stride(int g, int d) const { return camera_width[g] + d; }
+  // Bytes of one precision's blocks (hot and cold rows in Scalar, R^ double).
+  int64_t RequiredBytes(int scalar_bytes) const {
+    return (hot_scalars + cold_scalars) * scalar_bytes +
+           r_scalars * static_cast<int64_t>(sizeof(double));
+  }
+};
+
+template <typename Scalar>
+class ProjectedLandmarkBlocks : public JacobianWriter {
+ public:
+  ProjectedLandmarkBlocks(const ProblemStructure& s, const ProjectedBlockLayout& layout,
+                          const WorkPartition& partition, ParallelContext* context);
+
+  // JacobianWriter: residual block `residual` into its group's rows.
+  void Write(int group, int position, int row, int residual, const double* residuals,
+             const double* const* jacobians) override;
+  // Starts a new Jacobian (the writer is about to be filled).
+  void BeginJacobian() { out_of_range_.store(false, std::memory_order_relaxed); }
+  // As ExplicitLandmarkBlocks: a value a float cannot carry safely was written.
+  bool out_of_range() const { return out_of_range_.load(std::memory_order_relaxed); }
+
+  // Column scale of every Jacobian written from now on (tangent layout), and
+  // scales the current one.
+  void ScaleColumns(const double* scale);
+  // Adds the squared norms of the landmark columns to norms (tangent layout).
+  void AddLandmarkColumnNorms(double* norms) const;
+  // Writes the squared norms of the camera columns to norms (reduced camera
+  // vector), summed per chunk and then in chunk order. Levenberg-Marquardt
+  // asks for the column norms of every new Jacobian (its damping diagonal);
+  // the camera Gram matrices would cost five times more and only their
+  // diagonals would be used.
+  void CameraColumnNorms(double* norms);
+
+  // For the diagonal d (tangent layout of the whole problem): recomputes Q1
+  // and R^ of every landmark from [Jl; d_l], and writes the reduced
+  // right-hand side sum_b B_b^T r^_b (accumulated in double) to rhs
+  // (reduced camera vector).
+  // visitor (optional): called for every group right after its Q1 is
+  // written, from the chunk loop of the work partition (BeginChunk(chunk),
+  // then Visit(chunk, g) for the chunk's groups in order), so that work on
+  // the new Q1 (the preconditioner) runs while the rows are in cache.
+  class Visitor {
+   public:
+    virtual ~Visitor() = default;
+    virtual void BeginChunk(int chunk) = 0;
+    virtual void Visit(int chunk, int group) = 0;
+  };
+  void Damp(const double* d, double* rhs, Visitor* visitor = nullptr);
+
+  // acc (reduced camera vector) += sum over groups [group_begin, group_end)
+  // of B_b^T B_b x, without the pose damping. scratch: max_rows +
+  // max_landmark_size scalars.
+  void MultiplyNormal(int group_begin, int group_end, const Scalar* x, Scalar* acc,
+                      Scalar* scratch) const;
+
+  // Adds the lower triangle of Jc^T Jc of camera entry e of group g (Jc: the
+  // camera's columns of the raw Jacobian) to acc (n x n, row-major).
+  void AddCameraGramLower(int g, int e, int n, double* acc) const;
+  // Adds the lower triangle of camera entry e's diagonal block of B^T B,
+  //   Bc^T Bc = Jc^T (I - Q1 Q1^T) Jc = Jc^T Jc - W^T W,  W = Q1^T Jc,
+  // to acc (n x n, row-major, double): the landmark's share of the
+  // preconditioner's Schur-complement block (block_jacobi_preconditioner.h).
+  // When the camera has one 2-row residual in the block, as in BAL, the
+  // 2 x 2 projector I - q q^T of its rows is formed first: Jc^T M Jc.
+  void AddReducedGramLower(int g, int e, int n, double* acc) const;
+
+  // Back substitution y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)),
+  // y in the tangent layout with y_p set; writes y_l and returns
+  // |J y|^2 summed directly over the observation rows, in double.
+  double BackSubstitute(double* y);
+
+  const ProjectedBlockLayout& layout() const { return layout_; }
+
+ private:
+  const Scalar* hot(int g) const { return hot_.get() + layout_.hot_offset[g]; }
+  Scalar* hot(int g) { return hot_.get() + layout_.hot_offset[g]; }
+  const Scalar* cold(int g) const { return cold_.get() + layout_.cold_offset[g]; }
+  Scalar* cold(int g) { return cold_.get() + layout_.cold_offset[g]; }
+  void CheckRange(int g);
+
+  const ProblemStructure& s_;
+  const ProjectedBlockLayout& layout_;
+  const WorkPartition& partition_;
+  ParallelContext* context_;
+  std::unique_ptr<Scalar[], FreeDeleter> hot_;
+  std::unique_ptr<Scalar[], FreeDeleter> cold_;
+  std::vector<double> r_;        // R^ per landmark, row-major upper triangle
+  std::vector<double> scale_;    // empty: not scaled
+  PerChunk<double> chunk_rhs_;   // per chunk: num_camera_parameters
+  PerChunk<double> qr_scratch_;  // per chunk: thin QR work space
+  std::vector<double> chunk_sums_;
+  std::atomic<bool> out_of_range_{false};
+};
+
+extern template class ProjectedLandmarkBlocks<float>;
+extern template class ProjectedLandmarkBlocks<double>;
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_LANDMARK_BLOCKS_H_
