@@ -131,7 +131,7 @@ BENCHMARK_TEMPLATE(BM_DampingApplyUndo, double)->Arg(2)->Arg(4)->Arg(8)->Arg(32)
 // 9-parameter cameras, 3-d landmarks, `num_landmarks` landmarks with 2..8
 // observations each.
 inline std::unique_ptr<ExplicitBlockLayout> MakeLayout(const ProblemStructure& s, ExplicitBlockLayout*) {
-  return std::make_unique<ExplicitBlockLayout>(s, 4);
+  return std::make_unique<ExplicitBlockLayout>(s);
 }
 inline std::unique_ptr<ProjectedBlockLayout> MakeLayout(const ProblemStructure& s, ProjectedBlockLayout*) {
   return std::make_unique<ProjectedBlockLayout>(s);

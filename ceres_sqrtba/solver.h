@@ -70,7 +70,7 @@ bool StringToPrecision(std::string value, Precision* precision);
 class Solver {
  public:
   // All of ceres::Solver::Options keeps its meaning and default; the fields
-  // below are added. docs/options.md says which Ceres fields the square-root
+  // below are added. docs/solver.md says which Ceres fields the square-root
   // solver honours and which values it rejects up front.
   struct Options : public ceres::Solver::Options {
     Options() = default;
@@ -104,7 +104,32 @@ class Solver {
     bool IsValid(std::string* error) const;
   };
 
-  using Summary = ceres::Solver::Summary;
+  // ceres::Solver::Summary, filled as Ceres fills it, plus what the
+  // square-root solver ran. Ceres' fields keep their meaning; where Ceres has
+  // no value for a square-root solver, linear_solver_type_given/used hold the
+  // Ceres solver that solves the same reduced camera system (ITERATIVE_SCHUR
+  // or SPARSE_SCHUR) and the fields below say what really ran.
+  struct Summary : public ceres::Solver::Summary {
+    SqrtLinearSolverType sqrt_linear_solver_type_given = CERES_LINEAR_SOLVER;
+    // CERES_LINEAR_SOLVER when the problem went to ceres::Solve (the option
+    // asked for it, or there was no landmark to eliminate).
+    SqrtLinearSolverType sqrt_linear_solver_type_used = CERES_LINEAR_SOLVER;
+    Precision precision_given = DOUBLE_PRECISION;
+    // The precision of the last step's linear algebra.
+    Precision precision_used = DOUBLE_PRECISION;
+    // The iteration at which a single precision solve continued in double
+    // precision, and why; -1 and empty when it did not.
+    int precision_switch_iteration = -1;
+    std::string precision_switch_reason;
+    // How the landmarks' marginalized rows were stored
+    // (Options::use_explicit_reduced_rows; SQRT_SPARSE_SCHUR: explicit).
+    bool explicit_reduced_rows_used = false;
+
+    // Ceres' one-line and full reports, with the square-root solver, the
+    // precision and the storage in Ceres' layout.
+    std::string BriefReport() const;
+    std::string FullReport() const;
+  };
 };
 
 // Solves the problem as ceres::Solve would, with the linear solver chosen by
@@ -112,6 +137,12 @@ class Solver {
 // a problem the square-root solver cannot take end with
 // summary->termination_type == ceres::FAILURE, a message naming the reason, and
 // the parameter blocks untouched.
+void Solve(const Solver::Options& options,
+           ceres::Problem* problem,
+           Solver::Summary* summary);
+
+// The same for a pipeline that already holds a ceres::Solver::Summary: every
+// Ceres field is filled; what only Solver::Summary can say is left out.
 void Solve(const Solver::Options& options,
            ceres::Problem* problem,
            ceres::Solver::Summary* summary);

@@ -66,7 +66,7 @@ template <typename Layout>
 std::unique_ptr<Layout> MakeLayout(const internal::ProblemStructure& s);
 template <>
 inline std::unique_ptr<internal::ExplicitBlockLayout> MakeLayout(const internal::ProblemStructure& s) {
-  return std::make_unique<internal::ExplicitBlockLayout>(s, 8);
+  return std::make_unique<internal::ExplicitBlockLayout>(s);
 }
 template <>
 inline std::unique_ptr<internal::ProjectedBlockLayout> MakeLayout(const internal::ProblemStructure& s) {
@@ -85,7 +85,7 @@ struct LinearSolverFixture {
                       int num_threads = 1)
       : context(num_threads) {
     std::string error;
-    EXPECT_TRUE(internal::BuildProblemStructure(*problem, nullptr, &s, &error)) << error;
+    EXPECT_EQ(internal::BuildProblemStructure(*problem, nullptr, &s, &error), internal::StructureStatus::kOk) << error;
     layout = MakeLayout<typename SolverT::Layout>(s);
     partition = internal::WorkPartition(static_cast<int>(s.groups.size()), layout->work, 4, 1);
     evaluator = std::make_unique<internal::Evaluator>(s, partition, &context);

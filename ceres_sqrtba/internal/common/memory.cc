@@ -31,6 +31,17 @@ std::string FormatBytes(int64_t bytes) {
   return buf;
 }
 
+bool MemoryBudget::Fits(int64_t bytes, const std::string& what, std::string* why) const {
+  if (limit_ <= 0 || bytes <= limit_) return true;
+  std::ostringstream msg;
+  msg << what << " need " << FormatBytes(bytes) << " (" << bytes << " bytes) but only "
+      << FormatBytes(limit_) << " (" << limit_
+      << " bytes) may be used (Solver::Options::memory_limit_in_bytes = " << option_
+      << ", 0 meaning the memory available).";
+  *why = msg.str();
+  return false;
+}
+
 void* AllocateLarge(int64_t bytes) {
   constexpr int64_t kHugePage = int64_t{2} << 20;
   if (bytes < 2 * kHugePage) return std::malloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)));

@@ -14,6 +14,25 @@ int64_t AvailableMemoryBytes();
 // "12.3 MiB"
 std::string FormatBytes(int64_t bytes);
 
+// The memory one solve may take: Solver::Options::memory_limit_in_bytes, or
+// (0) the memory available when the solve starts, read once so that every
+// later check (a switch to double precision) uses the same limit.
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(int64_t memory_limit_in_bytes)
+      : option_(memory_limit_in_bytes),
+        limit_(memory_limit_in_bytes > 0 ? memory_limit_in_bytes : AvailableMemoryBytes()) {}
+  // 0: unknown (no limit is enforced).
+  int64_t limit() const { return limit_; }
+  // True when `bytes` fit; otherwise false and *why: "<what> need X MiB (n
+  // bytes) but only Y MiB (m bytes) may be used (Solver::Options::...)".
+  bool Fits(int64_t bytes, const std::string& what, std::string* why) const;
+
+ private:
+  int64_t option_;
+  int64_t limit_;
+};
+
 // Uninitialized storage for `bytes` bytes, released with std::free (see
 // FreeDeleter). Large buffers are aligned to 2 MiB and marked for transparent
 // huge pages (madvise(MADV_HUGEPAGE), Linux): the landmark blocks are first

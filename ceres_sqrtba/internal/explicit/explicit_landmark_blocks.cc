@@ -7,8 +7,7 @@
 namespace ceres_sqrtba {
 namespace internal {
 
-ExplicitBlockLayout::ExplicitBlockLayout(const ProblemStructure& s, int scalar_bytes) {
-  (void)scalar_bytes;
+ExplicitBlockLayout::ExplicitBlockLayout(const ProblemStructure& s) {
   const int n = static_cast<int>(s.groups.size());
   offset.resize(n + 1);
   obs_rows.resize(n);

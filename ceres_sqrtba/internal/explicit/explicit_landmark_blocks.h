@@ -26,7 +26,7 @@ namespace internal {
 
 // Layout shared by both precisions.
 struct ExplicitBlockLayout {
-  explicit ExplicitBlockLayout(const ProblemStructure& s, int scalar_bytes);
+  explicit ExplicitBlockLayout(const ProblemStructure& s);
   std::vector<int64_t> offset;  // per group, in scalars; size groups + 1
   std::vector<int> obs_rows;    // per group
   std::vector<int> stride;      // per group

@@ -8,32 +8,26 @@
 #include <string>
 
 #include "ceres_sqrtba/internal/minimizer/levenberg_marquardt_strategy.h"
+#include "ceres_sqrtba/internal/minimizer/termination.h"
 #include "ceres_sqrtba/internal/minimizer/trust_region_step_evaluator.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
 namespace internal {
-
 namespace {
 
 using Vector = Eigen::VectorXd;
 
-std::string Printf(const char* fmt, double a, double b = 0.0) {
-  char buf[512];
-  std::snprintf(buf, sizeof(buf), fmt, a, b);
-  return buf;
-}
-
 class Minimizer {
  public:
-  Minimizer(const MinimizerContext& context, const ProblemStructure& s,
-            Evaluator* evaluator, LinearSolver* solver, double* parameters,
-            ceres::Solver::Summary* summary, MinimizerStatistics* stats)
+  Minimizer(const MinimizerContext& context, const ProblemStructure& s, Evaluator* evaluator,
+            PrecisionPolicy* precision, double* parameters, ceres::Solver::Summary* summary,
+            MinimizerStatistics* stats)
       : ctx_(context),
         o_(*context.options),
         s_(s),
         evaluator_(evaluator),
-        solver_(solver),
+        precision_(precision),
         parameters_(parameters),
         summary_(summary),
         stats_(stats) {
@@ -55,15 +49,11 @@ class Minimizer {
   }
 
   void Run() {
-    start_time_ = ctx_.start_time;
     iteration_start_time_ = WallTimeInSeconds();
     summary_->termination_type = ceres::NO_CONVERGENCE;
     summary_->num_successful_steps = 0;
     summary_->num_unsuccessful_steps = 0;
-    if (!IterationZero()) {
-      Fail();
-      return;
-    }
+    if (!IterationZero()) return Fail();
     step_evaluator_ = std::make_unique<TrustRegionStepEvaluator>(
         x_cost_, o_.use_nonmonotonic_steps ? o_.max_consecutive_nonmonotonic_steps : 0);
     while (FinalizeIterationAndCheckIfMinimizerCanContinue()) {
@@ -73,46 +63,57 @@ class Minimizer {
       it_ = ceres::IterationSummary();
       it_.iteration = summary_->iterations.back().iteration + 1;
 
-      if (!ComputeTrustRegionStep()) {
-        Fail();
-        return;
-      }
+      if (!ComputeTrustRegionStep()) return Fail();
       if (!it_.step_is_valid) {
-        if (!ContinueAfterInvalidStep()) return;
+        if (!HandleInvalidStep()) return Fail();
         continue;
       }
       ComputeCandidatePointAndEvaluateCost();
-      const char* tolerance_met = !InSinglePrecision()            ? nullptr
-                                  : ParameterToleranceReached() ? "parameter"
-                                  : FunctionToleranceReached()  ? "function"
-                                                                : nullptr;
-      if (tolerance_met != nullptr) {
-        if (!RedoConvergedFloatStepInDouble(tolerance_met)) {
-          Fail();
-          return;
-        }
-        if (!it_.step_is_valid) {
-          if (!ContinueAfterInvalidStep()) return;
-          continue;
+      if (precision_->CanSwitchToDouble()) {
+        // A float step can be short because PCG stopped at float's rounding
+        // level, and then passes the tolerance tests as well as a step at a
+        // minimum does (seen 1% above the minimum on generic problems): the
+        // tests are applied to this iteration's step computed again in
+        // double, and the solve continues in double. When double does not
+        // fit, the float step stands.
+        std::string unused;
+        const char* met = ParameterToleranceMet(StepNorm(), x_.norm(), o_.parameter_tolerance, &unused)
+                              ? "parameter"
+                          : FunctionToleranceMet(x_cost_ - candidate_cost_, x_cost_, o_.function_tolerance,
+                                                 &unused)
+                              ? "function"
+                              : nullptr;
+        if (met != nullptr) {
+          const std::string reason = std::string("the ") + met +
+                                     " tolerance was met by a float step (convergence is only declared "
+                                     "on a double precision step)";
+          if (!RecomputeStepInDouble(reason, /*required=*/false)) return Fail();
+          if (precision_->current() == DOUBLE_PRECISION && it_.step_is_valid) {
+            ComputeCandidatePointAndEvaluateCost();
+          }
+          if (!it_.step_is_valid) {
+            if (!HandleInvalidStep()) return Fail();
+            continue;
+          }
         }
       }
-      if (ParameterToleranceReached()) return;
-      if (FunctionToleranceReached()) return;
-      if (IsStepSuccessful()) {
-        if (!HandleSuccessfulStep()) {
-          Fail();
-          return;
-        }
+      it_.step_norm = StepNorm();
+      it_.cost_change = x_cost_ - candidate_cost_;
+      if (ParameterToleranceMet(it_.step_norm, x_.norm(), o_.parameter_tolerance, &summary_->message) ||
+          FunctionToleranceMet(it_.cost_change, x_cost_, o_.function_tolerance, &summary_->message)) {
+        summary_->termination_type = ceres::CONVERGENCE;
+        return;
+      }
+      it_.relative_decrease = step_evaluator_->StepQuality(candidate_cost_, model_cost_change_);
+      if (it_.relative_decrease > o_.min_relative_decrease) {
+        if (!HandleSuccessfulStep()) return Fail();
       } else {
         it_.step_is_successful = false;
         it_.cost = candidate_cost_ + ctx_.fixed_cost;
         it_.gradient_norm = previous_gradient_norm;
         it_.gradient_max_norm = previous_gradient_max_norm;
         strategy_->StepRejected();
-        if (!MaybeSwitchAfterRejections()) {
-          Fail();
-          return;
-        }
+        if (!MaybeSwitchAfterRejections()) return Fail();
       }
     }
   }
@@ -121,6 +122,14 @@ class Minimizer {
   void Fail() {
     if (!ctx_.is_silent) LOG(ERROR) << "Terminating: " << summary_->message;
   }
+
+  bool Failure(const std::string& message) {
+    summary_->message = message;
+    summary_->termination_type = ceres::FAILURE;
+    return false;
+  }
+
+  double StepNorm() const { return (x_ - candidate_x_).norm(); }
 
   bool IterationZero() {
     it_ = ceres::IterationSummary();
@@ -140,41 +149,39 @@ class Minimizer {
     return true;
   }
 
+  // Cost, gradient and Jacobian at x_, the Jacobian written into the current
+  // linear solver and scaled there; the projected gradient's norms.
   bool EvaluateGradientAndJacobian() {
+    LinearSolver* solver = precision_->solver();
     const double t0 = WallTimeInSeconds();
-    const bool ok = evaluator_->EvaluateJacobian(x_.data(), &x_cost_, gradient_.data(),
-                                                 solver_->writer());
+    const bool ok = evaluator_->EvaluateJacobian(x_.data(), &x_cost_, gradient_.data(), solver->writer());
     stats_->jacobian_evaluation_time += WallTimeInSeconds() - t0;
     ++stats_->num_jacobian_evaluations;
-    if (!ok) {
-      summary_->message = "Residual and Jacobian evaluation failed.";
-      summary_->termination_type = ceres::FAILURE;
-      return false;
-    }
+    if (!ok) return Failure("Residual and Jacobian evaluation failed.");
     it_.cost = x_cost_ + ctx_.fixed_cost;
     if (o_.jacobi_scaling) {
       if (!scale_computed_) {
         // Column scale from the first Jacobian: 1 / (1 + |J_i|), the one
         // added to avoid dividing by zero for empty columns.
-        solver_->SquaredColumnNorms(scale_.data());
+        solver->SquaredColumnNorms(scale_.data());
         for (int i = 0; i < scale_.size(); ++i) scale_[i] = 1.0 / (1.0 + std::sqrt(scale_[i]));
         scale_computed_ = true;
       }
       // The solver applies the scale to this Jacobian and, as it writes
       // them, to every later one.
-      if (!solver_scaled_) solver_->ScaleColumns(scale_.data());
+      if (!solver_scaled_) solver->ScaleColumns(scale_.data());
       solver_scaled_ = true;
     }
-    if (solver_->JacobianOutOfRange()) {
-      if (!SwitchToFallback("the Jacobian or the residuals exceed its range")) return false;
+    if (solver->JacobianOutOfRange()) {
+      if (!ContinueInDouble("the Jacobian or the residuals exceed its range", /*required=*/true)) {
+        return false;
+      }
       if (it_.iteration == 0) scale_computed_ = false;  // the scale saw overflowed values
       return EvaluateGradientAndJacobian();
     }
     negative_gradient_ = -gradient_;
     if (!evaluator_->Plus(x_.data(), negative_gradient_.data(), projected_.data())) {
-      summary_->message = "projected_gradient_step = Plus(x, -gradient) failed.";
-      summary_->termination_type = ceres::FAILURE;
-      return false;
+      return Failure("projected_gradient_step = Plus(x, -gradient) failed.");
     }
     it_.gradient_max_norm = (x_ - projected_).lpNorm<Eigen::Infinity>();
     it_.gradient_norm = (x_ - projected_).norm();
@@ -197,32 +204,18 @@ class Minimizer {
     it_.trust_region_radius = strategy_->Radius();
     const double now = WallTimeInSeconds();
     it_.iteration_time_in_seconds = now - iteration_start_time_;
-    it_.cumulative_time_in_seconds = now - start_time_;
+    it_.cumulative_time_in_seconds = now - ctx_.start_time;
     summary_->iterations.push_back(it_);
 
     if (!RunCallbacks()) return false;
-    const double total = WallTimeInSeconds() - start_time_;
-    if (total >= o_.max_solver_time_in_seconds) {
-      summary_->message = Printf("Maximum solver time reached. Total solver time: %e >= %e.",
-                                 total, o_.max_solver_time_in_seconds);
+    std::string* message = &summary_->message;
+    if (MaxSolverTimeMet(WallTimeInSeconds() - ctx_.start_time, o_.max_solver_time_in_seconds, message) ||
+        MaxIterationsMet(it_.iteration, o_.max_num_iterations, message)) {
       summary_->termination_type = ceres::NO_CONVERGENCE;
       return false;
     }
-    if (it_.iteration >= o_.max_num_iterations) {
-      summary_->message = Printf("Maximum number of iterations reached. Number of iterations: %.0f.",
-                                 it_.iteration);
-      summary_->termination_type = ceres::NO_CONVERGENCE;
-      return false;
-    }
-    if (it_.step_is_successful && it_.gradient_max_norm <= o_.gradient_tolerance) {
-      summary_->message = Printf("Gradient tolerance reached. Gradient max norm: %e <= %e",
-                                 it_.gradient_max_norm, o_.gradient_tolerance);
-      summary_->termination_type = ceres::CONVERGENCE;
-      return false;
-    }
-    if (it_.trust_region_radius <= o_.min_trust_region_radius) {
-      summary_->message = Printf("Minimum trust region radius reached. Trust region radius: %e <= %e",
-                                 it_.trust_region_radius, o_.min_trust_region_radius);
+    if ((it_.step_is_successful && GradientToleranceMet(it_.gradient_max_norm, o_.gradient_tolerance, message)) ||
+        MinTrustRegionRadiusMet(it_.trust_region_radius, o_.min_trust_region_radius, message)) {
       summary_->termination_type = ceres::CONVERGENCE;
       return false;
     }
@@ -246,17 +239,16 @@ class Minimizer {
         summary_->message = "User callback returned SOLVER_ABORT.";
         return false;
     }
-    summary_->termination_type = ceres::FAILURE;
-    summary_->message = "Unknown type of user callback status.";
-    return false;
+    return Failure("Unknown type of user callback status.");
   }
 
   // Returns false only for unrecoverable errors.
   bool ComputeTrustRegionStep() {
+    LinearSolver* solver = precision_->solver();
     const double t0 = WallTimeInSeconds();
     it_.step_is_valid = false;
     double jy = 0.0;
-    const LinearSolverSummary ls = strategy_->ComputeStep(solver_, o_.eta, y_.data(), &jy);
+    const LinearSolverSummary ls = strategy_->ComputeStep(solver, o_.eta, y_.data(), &jy);
     const double t1 = WallTimeInSeconds();
     stats_->linear_solver_time += t1 - t0;
     ++stats_->num_linear_solves;
@@ -265,17 +257,15 @@ class Minimizer {
     if (ls.termination == LinearSolverTermination::kFatalError) {
       // Ceres' message, followed by the linear solver's reason (e.g. a
       // SuiteSparseQR error) so that the summary alone explains the failure.
-      summary_->message =
+      return Failure(
           "Linear solver failed due to unrecoverable non-numeric causes. "
-          "Please see the error log for clues. " + ls.message;
-      summary_->termination_type = ceres::FAILURE;
-      return false;
+          "Please see the error log for clues. " + ls.message);
     }
     if (ls.termination == LinearSolverTermination::kFailure) {
       if (!ctx_.is_silent) LOG(WARNING) << "Linear solver failure. Failed to compute a step: " << ls.message;
-      if (fallback_ == nullptr && ctx_.make_fallback_solver) {
+      if (precision_->CanSwitchToDouble()) {
         // A numerical failure in single precision: redo this step in double.
-        return RecomputeStepInDouble("the linear solver failed (" + ls.message + ")");
+        return RecomputeStepInDouble("the linear solver failed (" + ls.message + ")", /*required=*/true);
       }
       return true;
     }
@@ -284,7 +274,7 @@ class Minimizer {
     // with J^T r = scale .* gradient (the gradient is unscaled).
     model_cost_change_ = y_.dot(scale_.cwiseProduct(gradient_)) - 0.5 * jy;
     it_.step_is_valid = model_cost_change_ > 0.0;
-    if (!it_.step_is_valid && InSinglePrecision() &&
+    if (!it_.step_is_valid && precision_->CanSwitchToDouble() &&
         num_consecutive_invalid_steps_ + 1 >= o_.max_num_consecutive_invalid_steps) {
       // The exact minimizer of the damped model always decreases it
       // (y^T (J^T J + D^2) y > |J y|^2 / 2), so a step that does not is
@@ -292,8 +282,7 @@ class Minimizer {
       // float's error in the products and PCG returns noise. Ceres counts
       // such steps as invalid and fails at max_num_consecutive_invalid_steps
       // of them in a row, discarding a solve that had converged; the last
-      // one is computed again in double precision instead, and the solve
-      // continues in double.
+      // one is computed again in double precision instead.
       char reason[200];
       std::snprintf(reason, sizeof(reason),
                     "%d consecutive steps did not decrease the model (model cost change %.3e)",
@@ -311,72 +300,30 @@ class Minimizer {
     return true;
   }
 
-  // Continues the solve with the double precision fallback solver.
-  // Not required: when it cannot be built, only logs why and returns false.
-  bool SwitchToFallback(const std::string& reason, bool required = true) {
-    std::string error;
-    std::unique_ptr<LinearSolver> fallback;
-    if (ctx_.make_fallback_solver) fallback = ctx_.make_fallback_solver(&error);
-    if (fallback == nullptr && !required) {
-      fallback_unavailable_ = true;
-      if (!ctx_.is_silent) LOG(WARNING) << "Single precision: " << reason << "; double precision unavailable: " << error;
+  // Asks the precision policy to continue in double precision, and starts
+  // the new solver on a fresh scale and diagonal. Required: a refusal ends
+  // the solve with FAILURE; otherwise it only leaves the single precision
+  // solver in place (returns false either way).
+  bool ContinueInDouble(const std::string& reason, bool required) {
+    std::string why;
+    if (!precision_->SwitchToDouble(reason, static_cast<int>(it_.iteration), &why)) {
+      VLOG(1) << "Single precision: " << reason << "; double precision unavailable: " << why;
+      if (required) Failure("Single precision cannot solve this problem: " + reason + ". " + why);
       return false;
     }
-    if (fallback == nullptr) {
-      summary_->message = "Single precision cannot solve this problem: " + reason + ". " + error;
-      summary_->termination_type = ceres::FAILURE;
-      return false;
-    }
-    fallback_ = std::move(fallback);
-    solver_ = fallback_.get();
     solver_scaled_ = false;
     strategy_->InvalidateDiagonal();
-    char note[512];
-    std::snprintf(note, sizeof(note), "Single precision: %s at iteration %d; continued in double precision.",
-                  reason.c_str(), it_.iteration);
-    stats_->precision_note = note;
-    if (!ctx_.is_silent) LOG(WARNING) << stats_->precision_note;
+    VLOG(1) << "Single precision: " << reason << " at iteration " << it_.iteration
+            << "; continued in double precision.";
     return true;
   }
 
-  // Ceres' handling of an invalid step; false (after Fail) ends the solve.
-  bool ContinueAfterInvalidStep() {
-    if (HandleInvalidStep() && MaybeSwitchAfterRejections()) return true;
-    Fail();
-    return false;
-  }
-
-  // A float step met `tolerance` ("parameter" or "function"). A step
-  // that is short because PCG in float stopped at its rounding level passes
-  // these tests as well as a step at a minimum does (seen 1% above the
-  // minimum on generic problems), so the tests are applied to this
-  // iteration's step computed again in double, and the solve continues in
-  // double. When double does not fit, the float step stands. False only for
-  // unrecoverable errors.
-  bool RedoConvergedFloatStepInDouble(const char* tolerance) {
-    summary_->termination_type = ceres::NO_CONVERGENCE;
-    summary_->message.clear();
-    if (!RecomputeStepInDouble(std::string("the ") + tolerance +
-                                   " tolerance was met by a float step (convergence is only declared on a "
-                                   "double precision step)",
-                               /*required=*/false)) {
-      return false;
-    }
-    if (fallback_ != nullptr && it_.step_is_valid) ComputeCandidatePointAndEvaluateCost();
-    return true;
-  }
-
-  // Single precision steps, with double precision still possible.
-  bool InSinglePrecision() const {
-    return fallback_ == nullptr && ctx_.make_fallback_solver && !fallback_unavailable_;
-  }
-
-  // Switches to the double precision fallback and computes this iteration's
-  // step again with it, from a Jacobian evaluated into its blocks.
-  // Not required: when double precision does not fit, the step stays as it
-  // was (an invalid step counts as Ceres counts it) and returns true.
-  bool RecomputeStepInDouble(const std::string& reason, bool required = true) {
-    if (!SwitchToFallback(reason, required)) return !required;
+  // Continues in double precision and computes this iteration's step again
+  // there, from a Jacobian evaluated into the double precision solver. When
+  // double precision is not possible and not required, the step stays as it
+  // was. False only for unrecoverable errors.
+  bool RecomputeStepInDouble(const std::string& reason, bool required) {
+    if (!ContinueInDouble(reason, required)) return !required;
     const ceres::IterationSummary saved = it_;
     if (!EvaluateGradientAndJacobian()) return false;
     it_ = saved;
@@ -384,33 +331,24 @@ class Minimizer {
   }
 
   // Single precision that keeps producing steps the true cost rejects has
-  // probably lost the precision the problem needs (e.g. a badly scaled
-  // problem without Jacobi scaling): after kMaxRejectionsInFallbackMode
-  // unsuccessful steps in a row, continue in double precision.
+  // probably lost the precision the problem needs: continue in double.
   bool MaybeSwitchAfterRejections() {
-    constexpr int kMaxRejectionsInFallbackMode = 5;
-    if (++consecutive_unsuccessful_ < kMaxRejectionsInFallbackMode || fallback_ != nullptr ||
-        !ctx_.make_fallback_solver) {
-      return true;
-    }
+    if (!precision_->StepRejected()) return true;
     char reason[128];
     std::snprintf(reason, sizeof(reason), "%d consecutive steps were rejected",
-                  consecutive_unsuccessful_);
-    if (!SwitchToFallback(reason)) return false;
+                  PrecisionPolicy::kMaxRejectionsInSinglePrecision);
+    if (!ContinueInDouble(reason, /*required=*/true)) return false;
     const ceres::IterationSummary saved = it_;
     if (!EvaluateGradientAndJacobian()) return false;
     it_ = saved;
     return true;
   }
 
+  // Ceres' handling of an invalid step (the radius shrinks); false when
+  // max_num_consecutive_invalid_steps in a row end the solve.
   bool HandleInvalidStep() {
     if (++num_consecutive_invalid_steps_ >= o_.max_num_consecutive_invalid_steps) {
-      summary_->message = Printf(
-          "Number of consecutive invalid steps more than "
-          "Solver::Options::max_num_consecutive_invalid_steps: %.0f",
-          o_.max_num_consecutive_invalid_steps);
-      summary_->termination_type = ceres::FAILURE;
-      return false;
+      return Failure(TooManyInvalidStepsMessage(o_.max_num_consecutive_invalid_steps));
     }
     strategy_->StepIsInvalid();
     it_.cost = x_cost_ + ctx_.fixed_cost;
@@ -420,7 +358,7 @@ class Minimizer {
     it_.step_norm = 0.0;
     it_.relative_decrease = 0.0;
     it_.eta = o_.eta;
-    return true;
+    return MaybeSwitchAfterRejections();
   }
 
   void ComputeCandidatePointAndEvaluateCost() {
@@ -443,35 +381,8 @@ class Minimizer {
     }
   }
 
-  bool ParameterToleranceReached() {
-    const double x_norm = x_.norm();
-    it_.step_norm = (x_ - candidate_x_).norm();
-    const double tolerance = o_.parameter_tolerance * (x_norm + o_.parameter_tolerance);
-    if (it_.step_norm > tolerance) return false;
-    summary_->message = Printf("Parameter tolerance reached. Relative step_norm: %e <= %e.",
-                               it_.step_norm / (x_norm + o_.parameter_tolerance),
-                               o_.parameter_tolerance);
-    summary_->termination_type = ceres::CONVERGENCE;
-    return true;
-  }
-
-  bool FunctionToleranceReached() {
-    it_.cost_change = x_cost_ - candidate_cost_;
-    const double tolerance = o_.function_tolerance * x_cost_;
-    if (std::fabs(it_.cost_change) > tolerance) return false;
-    summary_->message = Printf("Function tolerance reached. |cost_change|/cost: %e <= %e",
-                               std::fabs(it_.cost_change) / x_cost_, o_.function_tolerance);
-    summary_->termination_type = ceres::CONVERGENCE;
-    return true;
-  }
-
-  bool IsStepSuccessful() {
-    it_.relative_decrease = step_evaluator_->StepQuality(candidate_cost_, model_cost_change_);
-    return it_.relative_decrease > o_.min_relative_decrease;
-  }
-
   bool HandleSuccessfulStep() {
-    consecutive_unsuccessful_ = 0;
+    precision_->StepAccepted();
     x_ = candidate_x_;
     if (!EvaluateGradientAndJacobian()) return false;
     it_.step_is_successful = true;
@@ -484,7 +395,7 @@ class Minimizer {
   const ceres::Solver::Options& o_;
   const ProblemStructure& s_;
   Evaluator* evaluator_;
-  LinearSolver* solver_;
+  PrecisionPolicy* precision_;
   double* parameters_;
   ceres::Solver::Summary* summary_;
   MinimizerStatistics* stats_;
@@ -497,21 +408,17 @@ class Minimizer {
   double candidate_cost_ = 0.0;
   double model_cost_change_ = 0.0;
   int num_consecutive_invalid_steps_ = 0;
-  int consecutive_unsuccessful_ = 0;
   bool scale_computed_ = false;
   bool solver_scaled_ = false;
-  std::unique_ptr<LinearSolver> fallback_;
-  bool fallback_unavailable_ = false;  // an optional switch found it does not fit
-  double start_time_ = 0.0;
   double iteration_start_time_ = 0.0;
 };
 
 }  // namespace
 
 void Minimize(const MinimizerContext& context, const ProblemStructure& structure,
-              Evaluator* evaluator, LinearSolver* linear_solver, double* parameters,
+              Evaluator* evaluator, PrecisionPolicy* precision, double* parameters,
               ceres::Solver::Summary* summary, MinimizerStatistics* statistics) {
-  Minimizer(context, structure, evaluator, linear_solver, parameters, summary, statistics).Run();
+  Minimizer(context, structure, evaluator, precision, parameters, summary, statistics).Run();
 }
 
 }  // namespace internal

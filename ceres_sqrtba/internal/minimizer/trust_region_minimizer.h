@@ -1,30 +1,34 @@
 // The trust-region loop: Levenberg-Marquardt exactly as Ceres'
-// TrustRegionMinimizer runs it, over our Evaluator / LinearSolver pair.
+// TrustRegionMinimizer runs it, over our Evaluator and the linear solver the
+// PrecisionPolicy provides.
 //
 // Iteration 0 evaluates cost, gradient and Jacobian (and, with jacobi_scaling,
 // the column scale 1 / (1 + |J_i|) from that first Jacobian, kept for the whole
 // solve). Each further iteration computes a step, rejects it as invalid when
 // the linear solver failed or the model cost change is not positive, evaluates
-// the candidate x (+) delta, stops on the parameter tolerance (after a first
-// successful step) or the function tolerance (checked before the step is
-// judged), and accepts the step when the ratio of actual to model cost change
-// exceeds min_relative_decrease. Callbacks, time and iteration limits, the
-// gradient tolerance (max-norm of x - Plus(x, -g)) and the minimum radius are
-// checked after every iteration, and the messages and termination types are
-// Ceres' own.
+// the candidate x (+) delta, stops on the parameter tolerance or the function
+// tolerance (checked before the step is judged), and accepts the step when the
+// ratio of actual to model cost change exceeds min_relative_decrease.
+// Callbacks, time and iteration limits, the gradient tolerance (max-norm of
+// x - Plus(x, -g)) and the minimum radius are checked after every iteration,
+// and the messages and termination types are Ceres' own (termination.h).
+//
+// Single precision adds what Ceres does not have: where float cannot carry
+// the solve (values beyond its range, a numerical failure, steps that do not
+// decrease the model, repeated rejections, a step short enough to meet a
+// tolerance), the loop asks the PrecisionPolicy to continue in double and
+// computes the iteration's step again there; convergence by the function or
+// parameter tolerance is declared on a double precision step only.
 #ifndef CERES_SQRTBA_INTERNAL_MINIMIZER_TRUST_REGION_MINIMIZER_H_
 #define CERES_SQRTBA_INTERNAL_MINIMIZER_TRUST_REGION_MINIMIZER_H_
 
-#include <functional>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/solvers/precision_policy.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -35,10 +39,6 @@ struct MinimizerContext {
   double fixed_cost = 0.0;
   double start_time = 0.0;  // wall time when Solve started (cumulative times)
   bool is_silent = false;
-  // Makes the double precision solver to continue with when the (single
-  // precision) linear solver cannot represent the problem: values beyond its
-  // range, or a numerical failure. Empty: no fallback, such a solve fails.
-  std::function<std::unique_ptr<LinearSolver>(std::string* error)> make_fallback_solver;
 };
 
 struct MinimizerStatistics {
@@ -48,14 +48,12 @@ struct MinimizerStatistics {
   int num_jacobian_evaluations = 0;
   double linear_solver_time = 0.0;
   int num_linear_solves = 0;
-  // Set when the solve switched to the fallback solver: why, and when.
-  std::string precision_note;
 };
 
 // parameters: the ambient state vector; on return it holds the best state
 // found (the state of minimum cost, which is what Ceres returns).
 void Minimize(const MinimizerContext& context, const ProblemStructure& structure,
-              Evaluator* evaluator, LinearSolver* linear_solver, double* parameters,
+              Evaluator* evaluator, PrecisionPolicy* precision, double* parameters,
               ceres::Solver::Summary* summary, MinimizerStatistics* statistics);
 
 }  // namespace internal

@@ -43,12 +43,20 @@ TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
   auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
   ProblemStructure s;
   std::string error;
-  ASSERT_TRUE(BuildProblemStructure(*p.problem, nullptr, &s, &error)) << error;
+  ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
   ParallelContext context(1);
   WorkPartition partition(static_cast<int>(s.groups.size()), {}, 2, 1);
   Evaluator evaluator(s, partition, &context);
-  FailingSolver solver;
-  solver.n = s.num_effective_parameters;
+  FailingSolver* solver = nullptr;
+  PrecisionPolicy precision(
+      DOUBLE_PRECISION,
+      [&](Precision) {
+        auto made = std::make_unique<FailingSolver>();
+        made->n = s.num_effective_parameters;
+        solver = made.get();
+        return made;
+      },
+      [](Precision, std::string*) { return true; });
   ceres::Solver::Options options;
   options.max_num_consecutive_invalid_steps = 3;
   options.logging_type = ceres::SILENT;
@@ -58,12 +66,12 @@ TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
   std::vector<double> x = StateFromUser(s);
   ceres::Solver::Summary summary;
   MinimizerStatistics stats;
-  Minimize(ctx, s, &evaluator, &solver, x.data(), &summary, &stats);
+  Minimize(ctx, s, &evaluator, &precision, x.data(), &summary, &stats);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_EQ(summary.message,
             "Number of consecutive invalid steps more than "
             "Solver::Options::max_num_consecutive_invalid_steps: 3");
-  EXPECT_EQ(solver.solves, 3);
+  EXPECT_EQ(solver->solves, 3);
   // Iteration 0, then two invalid steps, each shrinking the radius by the
   // growing decrease factor (2, then 4).
   ASSERT_EQ(summary.iterations.size(), 3u);
@@ -77,7 +85,7 @@ TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
 // solver" that lost its precision. The true cost rejects every such step.
 class WildSolver : public LinearSolver {
  public:
-  explicit WildSolver(LinearSolver* inner) : inner_(inner) {}
+  WildSolver(LinearSolver* inner, int* solves) : inner_(inner), solves_(solves) {}
   JacobianWriter* writer() override { return inner_->writer(); }
   void SquaredColumnNorms(double* norms) override { inner_->SquaredColumnNorms(norms); }
   void ScaleColumns(const double* scale) override { inner_->ScaleColumns(scale); }
@@ -85,47 +93,58 @@ class WildSolver : public LinearSolver {
     LinearSolverSummary s = inner_->Solve(d, eta, y, jy);
     for (int i = 0; i < n; ++i) y[i] *= 50.0;
     *jy = 0.0;  // keep the model change positive so that the step is valid
-    ++solves;
+    ++*solves_;
     return s;
   }
   int n = 0;
-  int solves = 0;
 
  private:
   LinearSolver* inner_;
+  int* solves_;  // outlives the solver, which the switch to double frees
 };
 
 TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
   auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
   ProblemStructure s;
   std::string error;
-  ASSERT_TRUE(BuildProblemStructure(*p.problem, nullptr, &s, &error)) << error;
+  ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
   ParallelContext context(1);
-  ExplicitBlockLayout layout(s, 4);
+  ExplicitBlockLayout layout(s);
   WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
   Evaluator evaluator(s, partition, &context);
+  // Single precision: the real solver behind a WildSolver; double: the real
+  // solver alone.
   ExplicitIterativeSchurSolver<float> inner(s, layout, partition, &context, IterativeSchurOptions());
-  WildSolver wild(&inner);
-  wild.n = s.num_effective_parameters;
+  int wild_solves = 0;
+  int doubles_made = 0;
+  PrecisionPolicy precision(
+      SINGLE_PRECISION,
+      [&](Precision p) -> std::unique_ptr<LinearSolver> {
+        if (p == SINGLE_PRECISION) {
+          auto made = std::make_unique<WildSolver>(&inner, &wild_solves);
+          made->n = s.num_effective_parameters;
+          return made;
+        }
+        ++doubles_made;
+        return std::make_unique<ExplicitIterativeSchurSolver<double>>(s, layout, partition, &context,
+                                                                      IterativeSchurOptions());
+      },
+      [](Precision, std::string*) { return true; });
   ceres::Solver::Options options;
   options.max_num_iterations = 20;
   MinimizerContext ctx;
   ctx.options = &options;
   ctx.is_silent = true;
-  int fallbacks_made = 0;
-  ctx.make_fallback_solver = [&](std::string*) -> std::unique_ptr<LinearSolver> {
-    ++fallbacks_made;
-    return std::make_unique<ExplicitIterativeSchurSolver<double>>(s, layout, partition, &context,
-                                                              IterativeSchurOptions());
-  };
   std::vector<double> x = StateFromUser(s);
   ceres::Solver::Summary summary;
   MinimizerStatistics stats;
-  Minimize(ctx, s, &evaluator, &wild, x.data(), &summary, &stats);
-  EXPECT_EQ(fallbacks_made, 1);
-  EXPECT_EQ(wild.solves, 5);
-  EXPECT_NE(stats.precision_note.find("5 consecutive steps were rejected"), std::string::npos)
-      << stats.precision_note;
+  Minimize(ctx, s, &evaluator, &precision, x.data(), &summary, &stats);
+  EXPECT_EQ(doubles_made, 1);
+  EXPECT_EQ(wild_solves, 5);
+  EXPECT_EQ(precision.current(), DOUBLE_PRECISION);
+  EXPECT_NE(precision.switch_reason().find("5 consecutive steps were rejected"), std::string::npos)
+      << precision.switch_reason();
+  EXPECT_EQ(precision.switch_iteration(), 5);
   EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
   // The linear problem is solved exactly once the double solver took over.
   EXPECT_LT(summary.final_cost, 1e-3 * summary.initial_cost);

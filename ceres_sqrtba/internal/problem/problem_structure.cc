@@ -4,7 +4,6 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
-#include <unordered_map>
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -96,39 +95,39 @@ void StateToUser(const ProblemStructure& s, const double* state) {
   }
 }
 
-bool BuildProblemStructure(const ceres::Problem& problem,
-                           const ceres::ParameterBlockOrdering* ordering,
-                           ProblemStructure* out, std::string* error) {
-  ProblemStructure s;
-  // Problem::GetParameterBlocks lists blocks by address, which changes from
-  // run to run; residual blocks come in insertion order. Order parameter
-  // blocks by first use in the residual blocks (Ceres' own program order for
-  // blocks created by AddResidualBlock), so that the structure, the work
-  // partition and every sum are the same in every run.
+namespace {
+
+std::string Address(const void* p) {
+  std::ostringstream ss;
+  ss << p;
+  return ss.str();
+}
+
+// Parameter blocks in the order of first use by the residual blocks (Ceres'
+// program order for blocks created by AddResidualBlock), then the unused ones
+// in the order Problem::GetParameterBlocks lists them. GetParameterBlocks
+// lists blocks by address, which changes from run to run; this order makes
+// the structure, the work partition and every sum the same in every run.
+void ReadParameterBlocks(const ceres::Problem& problem, ProblemStructure* s) {
+  std::vector<double*> by_address;
+  problem.GetParameterBlocks(&by_address);
+  std::vector<ceres::ResidualBlockId> residual_ids;
+  problem.GetResidualBlocks(&residual_ids);
   std::vector<double*> blocks;
-  {
-    std::vector<double*> by_address;
-    problem.GetParameterBlocks(&by_address);
-    std::vector<ceres::ResidualBlockId> residual_ids;
-    problem.GetResidualBlocks(&residual_ids);
-    std::unordered_map<const double*, bool> seen;
-    seen.reserve(by_address.size() * 2);
-    std::vector<double*> params;
-    for (ceres::ResidualBlockId id : residual_ids) {
-      problem.GetParameterBlocksForResidualBlock(id, &params);
-      for (double* p : params) {
-        if (seen.emplace(p, true).second) blocks.push_back(p);
-      }
-    }
-    for (double* p : by_address) {
-      if (seen.emplace(p, true).second) blocks.push_back(p);
-    }
+  blocks.reserve(by_address.size());
+  s->index_of.reserve(by_address.size() * 2);
+  std::vector<double*> params;
+  auto add = [&](double* p) {
+    if (s->index_of.emplace(p, static_cast<int>(blocks.size())).second) blocks.push_back(p);
+  };
+  for (ceres::ResidualBlockId id : residual_ids) {
+    problem.GetParameterBlocksForResidualBlock(id, &params);
+    for (double* p : params) add(p);
   }
-  std::unordered_map<const double*, int> index_of;
-  index_of.reserve(blocks.size() * 2);
-  s.parameter_blocks.resize(blocks.size());
+  for (double* p : by_address) add(p);
+  s->parameter_blocks.resize(blocks.size());
   for (size_t i = 0; i < blocks.size(); ++i) {
-    ParameterBlockInfo& pb = s.parameter_blocks[i];
+    ParameterBlockInfo& pb = s->parameter_blocks[i];
     pb.user_values = blocks[i];
     pb.size = problem.ParameterBlockSize(blocks[i]);
     pb.tangent_size = problem.ParameterBlockTangentSize(blocks[i]);
@@ -136,31 +135,39 @@ bool BuildProblemStructure(const ceres::Problem& problem,
     // A block with an empty tangent space cannot move: Ceres treats it as
     // constant, and so do we.
     pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;
-    index_of[blocks[i]] = static_cast<int>(i);
-    if (!pb.is_constant) {
-      for (int k = 0; k < pb.size; ++k) {
-        const double lo = problem.GetParameterLowerBound(blocks[i], k);
-        const double hi = problem.GetParameterUpperBound(blocks[i], k);
-        if (lo > -std::numeric_limits<double>::max() ||
-            hi < std::numeric_limits<double>::max()) {
-          std::ostringstream msg;
-          msg << "Parameter block " << i << " (" << static_cast<const void*>(blocks[i])
-              << ") has a bound on its component " << k
-              << "; the square-root solver does not support bounds constraints "
-                 "(use a Ceres linear solver for bounded problems).";
-          *error = msg.str();
-          return false;
-        }
+  }
+}
+
+bool CheckNoBounds(const ceres::Problem& problem, const ProblemStructure& s, std::string* error) {
+  for (const ParameterBlockInfo& pb : s.parameter_blocks) {
+    if (pb.is_constant) continue;
+    for (int k = 0; k < pb.size; ++k) {
+      const double lo = problem.GetParameterLowerBound(pb.user_values, k);
+      const double hi = problem.GetParameterUpperBound(pb.user_values, k);
+      if (lo > -std::numeric_limits<double>::max() || hi < std::numeric_limits<double>::max()) {
+        std::ostringstream msg;
+        msg << "The " << NameOf(pb.user_values) << " has a bound on its component " << k
+            << "; the square-root solver does not support bounds constraints "
+               "(use a Ceres linear solver for bounded problems).";
+        *error = msg.str();
+        return false;
       }
     }
   }
+  return true;
+}
 
+// The residual blocks with at least one variable block; the others only add
+// to the fixed cost, as Ceres removes them from its reduced program. Variable
+// blocks no residual block uses are not part of the reduced problem either
+// (Ceres removes them too): they are marked constant and keep their values.
+std::vector<ResidualBlockInfo> ReadResidualBlocks(const ceres::Problem& problem, ProblemStructure* s) {
   std::vector<ceres::ResidualBlockId> ids;
   problem.GetResidualBlocks(&ids);
-  std::vector<ResidualBlockInfo> all_residuals;
-  all_residuals.reserve(ids.size());
+  std::vector<ResidualBlockInfo> residuals;
+  residuals.reserve(ids.size());
   std::vector<double*> params;
-  std::vector<bool> used(blocks.size(), false);
+  std::vector<bool> used(s->parameter_blocks.size(), false);
   for (ceres::ResidualBlockId id : ids) {
     ResidualBlockInfo rb;
     rb.id = id;
@@ -168,225 +175,251 @@ bool BuildProblemStructure(const ceres::Problem& problem,
     rb.loss_function = problem.GetLossFunctionForResidualBlock(id);
     rb.num_residuals = rb.cost_function->num_residuals();
     problem.GetParameterBlocksForResidualBlock(id, &params);
-    rb.parameter_begin = static_cast<int>(s.residual_parameters.size());
+    rb.parameter_begin = static_cast<int>(s->residual_parameters.size());
     rb.num_parameter_blocks = static_cast<int>(params.size());
     bool any_variable = false;
     for (double* p : params) {
-      const int idx = index_of.at(p);
-      s.residual_parameters.push_back(idx);
-      any_variable |= !s.parameter_blocks[idx].is_constant;
+      const int idx = s->index_of.at(p);
+      s->residual_parameters.push_back(idx);
+      any_variable |= !s->parameter_blocks[idx].is_constant;
     }
     if (!any_variable) {
-      s.fixed_residual_blocks.push_back(id);
-      s.residual_parameters.resize(rb.parameter_begin);
+      s->fixed_residual_blocks.push_back(id);
+      s->residual_parameters.resize(rb.parameter_begin);
       continue;
     }
-    for (int i = 0; i < rb.num_parameter_blocks; ++i) {
-      used[s.residual_parameters[rb.parameter_begin + i]] = true;
-    }
-    all_residuals.push_back(rb);
+    for (int i = 0; i < rb.num_parameter_blocks; ++i) used[s->residual_parameters[rb.parameter_begin + i]] = true;
+    residuals.push_back(rb);
   }
-  // Variable blocks no residual block uses are not part of the reduced
-  // problem (Ceres removes them too); they keep their values.
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    if (!used[i]) s.parameter_blocks[i].is_constant = true;
+  for (size_t i = 0; i < used.size(); ++i) {
+    if (!used[i]) s->parameter_blocks[i].is_constant = true;
   }
+  return residuals;
+}
 
-  // Landmarks: elimination group 0 of a user ordering, or found automatically.
-  std::vector<bool> is_landmark(blocks.size(), false);
-  if (ordering != nullptr && ordering->NumGroups() > 1) {
-    if (ordering->NumElements() != static_cast<int>(blocks.size())) {
-      std::ostringstream msg;
-      msg << "Solver::Options::linear_solver_ordering has " << ordering->NumElements()
-          << " parameter blocks but the problem has " << blocks.size()
-          << "; the ordering must contain every parameter block exactly once.";
-      *error = msg.str();
-      return false;
-    }
-    const auto& groups = ordering->group_to_elements();
-    for (const auto& g : groups) {
-      for (double* p : g.second) {
-        if (index_of.find(p) == index_of.end()) {
-          std::ostringstream msg;
-          msg << "Solver::Options::linear_solver_ordering contains a parameter block ("
-              << static_cast<const void*>(p) << ") that is not in the problem.";
-          *error = msg.str();
-          return false;
-        }
+// Landmarks: the variable blocks of elimination group 0 of a user ordering
+// with at least two groups, or Ceres' automatic choice.
+bool ChooseLandmarks(const ProblemStructure& s, const std::vector<ResidualBlockInfo>& residuals,
+                     const ceres::ParameterBlockOrdering* ordering, std::vector<bool>* is_landmark,
+                     std::string* error) {
+  if (ordering == nullptr || ordering->NumGroups() <= 1) {
+    *is_landmark = FindIndependentSet(s, residuals);
+    return true;
+  }
+  if (ordering->NumElements() != static_cast<int>(s.parameter_blocks.size())) {
+    std::ostringstream msg;
+    msg << "Solver::Options::linear_solver_ordering has " << ordering->NumElements()
+        << " parameter blocks but the problem has " << s.parameter_blocks.size()
+        << "; the ordering must contain every parameter block exactly once.";
+    *error = msg.str();
+    return false;
+  }
+  const auto& groups = ordering->group_to_elements();
+  for (const auto& g : groups) {
+    for (double* p : g.second) {
+      if (s.index_of.find(p) == s.index_of.end()) {
+        *error = "Solver::Options::linear_solver_ordering contains a parameter block (" + Address(p) +
+                 ") that is not in the problem.";
+        return false;
       }
     }
-    for (double* p : groups.begin()->second) {
-      const int idx = index_of.at(p);
-      if (!s.parameter_blocks[idx].is_constant) is_landmark[idx] = true;
-    }
-  } else {
-    is_landmark = FindIndependentSet(s, all_residuals);
   }
+  is_landmark->assign(s.parameter_blocks.size(), false);
+  for (double* p : groups.begin()->second) {
+    const int idx = s.index_of.at(p);
+    if (!s.parameter_blocks[idx].is_constant) (*is_landmark)[idx] = true;
+  }
+  return true;
+}
 
-  // Every residual block may touch at most one landmark.
-  for (size_t r = 0; r < all_residuals.size(); ++r) {
-    const ResidualBlockInfo& rb = all_residuals[r];
+// Every residual block may touch at most one landmark, once.
+bool CheckOneLandmarkPerResidual(const ProblemStructure& s, const std::vector<ResidualBlockInfo>& residuals,
+                                 const std::vector<bool>& is_landmark, std::string* error) {
+  for (const ResidualBlockInfo& rb : residuals) {
     int first = -1;
     for (int i = 0; i < rb.num_parameter_blocks; ++i) {
       const int p = s.residual_parameters[rb.parameter_begin + i];
       if (!is_landmark[p]) continue;
+      std::ostringstream msg;
       if (first >= 0 && first != p) {
-        std::ostringstream msg;
-        msg << "Residual block " << r << " touches two landmarks (parameter blocks "
-            << first << " and " << p
-            << " of elimination group 0); the square-root solver needs every "
-               "residual block to depend on at most one landmark.";
-        *error = msg.str();
-        return false;
-      }
-      if (first == p) {
-        std::ostringstream msg;
-        msg << "Residual block " << r << " uses landmark parameter block " << p
+        msg << "The " << NameOf(rb.id) << " depends on two landmarks (the "
+            << NameOf(s.parameter_blocks[first].user_values) << " and the "
+            << NameOf(s.parameter_blocks[p].user_values)
+            << " of elimination group 0); the square-root solver needs every residual block to "
+               "depend on at most one landmark.";
+      } else if (first == p) {
+        msg << "The " << NameOf(rb.id) << " uses the landmark " << NameOf(s.parameter_blocks[p].user_values)
             << " twice.";
+      }
+      if (!msg.str().empty()) {
         *error = msg.str();
         return false;
       }
       first = p;
     }
   }
+  return true;
+}
 
-  // State layout: landmarks, then cameras.
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    ParameterBlockInfo& pb = s.parameter_blocks[i];
-    if (pb.is_constant) continue;
-    if (is_landmark[i]) {
-      pb.is_landmark = true;
-      pb.landmark_index = static_cast<int>(s.landmarks.size());
-      s.landmarks.push_back(static_cast<int>(i));
-    }
+// The state layout: landmarks first, then cameras, each in parameter block
+// order; the cameras alone form the reduced camera vector.
+void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
+  for (size_t i = 0; i < s->parameter_blocks.size(); ++i) {
+    ParameterBlockInfo& pb = s->parameter_blocks[i];
+    if (pb.is_constant || !is_landmark[i]) continue;
+    pb.is_landmark = true;
+    pb.landmark_index = static_cast<int>(s->landmarks.size());
+    s->landmarks.push_back(static_cast<int>(i));
   }
-  if (s.landmarks.empty()) {
-    out->no_landmarks = true;
-    *error =
-        "The problem has no landmarks: no variable parameter block can be "
-        "eliminated (elimination group 0 is empty or constant). The "
-        "square-root solver needs a bundle-adjustment-shaped problem.";
-    return false;
-  }
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    ParameterBlockInfo& pb = s.parameter_blocks[i];
+  for (size_t i = 0; i < s->parameter_blocks.size(); ++i) {
+    ParameterBlockInfo& pb = s->parameter_blocks[i];
     if (pb.is_constant || pb.is_landmark) continue;
-    pb.camera_index = static_cast<int>(s.cameras.size());
-    s.cameras.push_back(static_cast<int>(i));
+    pb.camera_index = static_cast<int>(s->cameras.size());
+    s->cameras.push_back(static_cast<int>(i));
   }
-  s.variable_blocks = s.landmarks;
-  s.variable_blocks.insert(s.variable_blocks.end(), s.cameras.begin(), s.cameras.end());
-  for (int p : s.variable_blocks) {
-    ParameterBlockInfo& pb = s.parameter_blocks[p];
-    pb.state_offset = s.num_parameters;
-    pb.tangent_offset = s.num_effective_parameters;
-    s.num_parameters += pb.size;
-    s.num_effective_parameters += pb.tangent_size;
-    if (pb.camera_index == 0) s.camera_tangent_begin = pb.tangent_offset;
+  s->variable_blocks = s->landmarks;
+  s->variable_blocks.insert(s->variable_blocks.end(), s->cameras.begin(), s->cameras.end());
+  for (int p : s->variable_blocks) {
+    ParameterBlockInfo& pb = s->parameter_blocks[p];
+    pb.state_offset = s->num_parameters;
+    pb.tangent_offset = s->num_effective_parameters;
+    s->num_parameters += pb.size;
+    s->num_effective_parameters += pb.tangent_size;
+    if (pb.camera_index == 0) s->camera_tangent_begin = pb.tangent_offset;
   }
-  if (s.cameras.empty()) s.camera_tangent_begin = s.num_effective_parameters;
-  s.num_camera_parameters = s.num_effective_parameters - s.camera_tangent_begin;
+  if (s->cameras.empty()) s->camera_tangent_begin = s->num_effective_parameters;
+  s->num_camera_parameters = s->num_effective_parameters - s->camera_tangent_begin;
+}
 
-  // Groups: one per landmark (its residual blocks in problem order), then one
-  // per landmark-free residual block.
-  s.residual_blocks = std::move(all_residuals);
-  const int num_landmarks = static_cast<int>(s.landmarks.size());
-  std::vector<int> landmark_of(s.residual_blocks.size(), -1);
+// Groups: one per landmark (its residual blocks in problem order), then one
+// per landmark-free residual block.
+void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) {
+  s->residual_blocks = std::move(residuals);
+  const int num_landmarks = static_cast<int>(s->landmarks.size());
+  std::vector<int> landmark_of(s->residual_blocks.size(), -1);
   std::vector<int> per_landmark(num_landmarks + 1, 0);
-  for (size_t r = 0; r < s.residual_blocks.size(); ++r) {
-    const ResidualBlockInfo& rb = s.residual_blocks[r];
-    s.num_residuals += rb.num_residuals;
+  for (size_t r = 0; r < s->residual_blocks.size(); ++r) {
+    const ResidualBlockInfo& rb = s->residual_blocks[r];
+    s->num_residuals += rb.num_residuals;
     for (int i = 0; i < rb.num_parameter_blocks; ++i) {
-      const ParameterBlockInfo& pb =
-          s.parameter_blocks[s.residual_parameters[rb.parameter_begin + i]];
+      const ParameterBlockInfo& pb = s->parameter_blocks[s->residual_parameters[rb.parameter_begin + i]];
       if (pb.is_landmark) landmark_of[r] = pb.landmark_index;
     }
     if (landmark_of[r] >= 0) ++per_landmark[landmark_of[r] + 1];
   }
   std::partial_sum(per_landmark.begin(), per_landmark.end(), per_landmark.begin());
-  s.group_residuals.resize(per_landmark[num_landmarks]);
-  {
-    std::vector<int> fill(per_landmark.begin(), per_landmark.end() - 1);
-    for (size_t r = 0; r < s.residual_blocks.size(); ++r) {
-      if (landmark_of[r] >= 0) s.group_residuals[fill[landmark_of[r]]++] = static_cast<int>(r);
-    }
+  s->group_residuals.resize(per_landmark[num_landmarks]);
+  std::vector<int> fill(per_landmark.begin(), per_landmark.end() - 1);
+  for (size_t r = 0; r < s->residual_blocks.size(); ++r) {
+    if (landmark_of[r] >= 0) s->group_residuals[fill[landmark_of[r]]++] = static_cast<int>(r);
   }
+  s->groups.reserve(num_landmarks);
   for (int l = 0; l < num_landmarks; ++l) {
     Group g;
-    g.landmark = s.landmarks[l];
-    g.landmark_size = s.parameter_blocks[g.landmark].tangent_size;
+    g.landmark = s->landmarks[l];
+    g.landmark_size = s->parameter_blocks[g.landmark].tangent_size;
     g.residual_begin = per_landmark[l];
     g.residual_end = per_landmark[l + 1];
-    s.groups.push_back(g);
+    s->groups.push_back(g);
   }
-  for (size_t r = 0; r < s.residual_blocks.size(); ++r) {
+  for (size_t r = 0; r < s->residual_blocks.size(); ++r) {
     if (landmark_of[r] >= 0) continue;
     Group g;
-    g.residual_begin = static_cast<int>(s.group_residuals.size());
-    s.group_residuals.push_back(static_cast<int>(r));
+    g.residual_begin = static_cast<int>(s->group_residuals.size());
+    s->group_residuals.push_back(static_cast<int>(r));
     g.residual_end = g.residual_begin + 1;
-    s.groups.push_back(g);
+    s->groups.push_back(g);
   }
+}
 
-  // Cameras of every group, in order of first appearance.
-  std::vector<int> last_group(blocks.size(), -1);
-  std::vector<int> camera_count(s.cameras.size() + 1, 0);
-  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
-    Group& g = s.groups[gi];
-    g.camera_begin = static_cast<int>(s.group_cameras.size());
+// The cameras of every group in order of first appearance, and for every
+// camera the groups that see it (camera-major CSR).
+void IndexCameras(ProblemStructure* s) {
+  std::vector<int> last_group(s->parameter_blocks.size(), -1);
+  std::vector<int> camera_count(s->cameras.size() + 1, 0);
+  for (size_t gi = 0; gi < s->groups.size(); ++gi) {
+    Group& g = s->groups[gi];
+    g.camera_begin = static_cast<int>(s->group_cameras.size());
     for (int k = g.residual_begin; k < g.residual_end; ++k) {
-      const ResidualBlockInfo& rb = s.residual_blocks[s.group_residuals[k]];
+      const ResidualBlockInfo& rb = s->residual_blocks[s->group_residuals[k]];
       g.num_rows += rb.num_residuals;
       for (int i = 0; i < rb.num_parameter_blocks; ++i) {
-        const int p = s.residual_parameters[rb.parameter_begin + i];
-        const ParameterBlockInfo& pb = s.parameter_blocks[p];
+        const int p = s->residual_parameters[rb.parameter_begin + i];
+        const ParameterBlockInfo& pb = s->parameter_blocks[p];
         if (pb.camera_index < 0 || last_group[p] == static_cast<int>(gi)) continue;
         last_group[p] = static_cast<int>(gi);
-        s.group_cameras.push_back(p);
+        s->group_cameras.push_back(p);
         g.camera_columns += pb.tangent_size;
         ++camera_count[pb.camera_index + 1];
       }
     }
-    g.camera_end = static_cast<int>(s.group_cameras.size());
+    g.camera_end = static_cast<int>(s->group_cameras.size());
   }
-
-  // Camera -> (group, column) index for the camera-major passes.
   std::partial_sum(camera_count.begin(), camera_count.end(), camera_count.begin());
-  s.camera_group_begin = camera_count;
-  s.camera_groups.resize(camera_count.back());
-  s.camera_group_column.resize(camera_count.back());
-  s.camera_group_entry.resize(camera_count.back());
-  {
-    std::vector<int> fill(camera_count.begin(), camera_count.end() - 1);
-    for (size_t gi = 0; gi < s.groups.size(); ++gi) {
-      const Group& g = s.groups[gi];
-      int column = 0;
-      for (int c = g.camera_begin; c < g.camera_end; ++c) {
-        const ParameterBlockInfo& pb = s.parameter_blocks[s.group_cameras[c]];
-        const int slot = fill[pb.camera_index]++;
-        s.camera_groups[slot] = static_cast<int>(gi);
-        s.camera_group_column[slot] = column;
-        s.camera_group_entry[slot] = c;
-        column += pb.tangent_size;
-      }
+  s->camera_group_begin = camera_count;
+  s->camera_groups.resize(camera_count.back());
+  s->camera_group_column.resize(camera_count.back());
+  s->camera_group_entry.resize(camera_count.back());
+  std::vector<int> fill(camera_count.begin(), camera_count.end() - 1);
+  for (size_t gi = 0; gi < s->groups.size(); ++gi) {
+    const Group& g = s->groups[gi];
+    int column = 0;
+    for (int c = g.camera_begin; c < g.camera_end; ++c) {
+      const ParameterBlockInfo& pb = s->parameter_blocks[s->group_cameras[c]];
+      const int slot = fill[pb.camera_index]++;
+      s->camera_groups[slot] = static_cast<int>(gi);
+      s->camera_group_column[slot] = column;
+      s->camera_group_entry[slot] = c;
+      column += pb.tangent_size;
     }
   }
+}
 
-  // What Ceres would print as "Schur structure" and "Linear solver ordering".
+// What Ceres would print as "Schur structure": residual rows, landmark and
+// camera tangent sizes, each a number or "d" when they vary.
+void DescribeSchurStructure(ProblemStructure* s) {
   std::vector<int> row_sizes, e_sizes, f_sizes;
-  for (const Group& g : s.groups) {
+  for (const Group& g : s->groups) {
     if (g.landmark < 0) continue;
     e_sizes.push_back(g.landmark_size);
     for (int k = g.residual_begin; k < g.residual_end; ++k) {
-      row_sizes.push_back(s.residual_blocks[s.group_residuals[k]].num_residuals);
+      row_sizes.push_back(s->residual_blocks[s->group_residuals[k]].num_residuals);
     }
   }
-  for (int p : s.cameras) f_sizes.push_back(s.parameter_blocks[p].tangent_size);
-  s.schur_structure = SizeString(row_sizes) + "," + SizeString(e_sizes) + "," + SizeString(f_sizes);
-  s.ordering_group_sizes = {num_landmarks, static_cast<int>(s.cameras.size())};
+  for (int p : s->cameras) f_sizes.push_back(s->parameter_blocks[p].tangent_size);
+  s->schur_structure = SizeString(row_sizes) + "," + SizeString(e_sizes) + "," + SizeString(f_sizes);
+}
 
+}  // namespace
+
+std::string NameOf(const double* parameter_block) { return "parameter block " + Address(parameter_block); }
+std::string NameOf(ceres::ResidualBlockId residual_block) { return "residual block " + Address(residual_block); }
+
+StructureStatus BuildProblemStructure(const ceres::Problem& problem,
+                                      const ceres::ParameterBlockOrdering* ordering,
+                                      ProblemStructure* out, std::string* error) {
+  ProblemStructure s;
+  ReadParameterBlocks(problem, &s);
+  if (!CheckNoBounds(problem, s, error)) return StructureStatus::kUnsupported;
+  std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(problem, &s);
+  std::vector<bool> is_landmark;
+  if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, error) ||
+      !CheckOneLandmarkPerResidual(s, residuals, is_landmark, error)) {
+    return StructureStatus::kUnsupported;
+  }
+  LayOutState(is_landmark, &s);
+  if (s.landmarks.empty()) {
+    *error =
+        "The problem has no landmarks: no variable parameter block can be "
+        "eliminated (elimination group 0 is empty or constant). The "
+        "square-root solver needs a bundle-adjustment-shaped problem.";
+    return StructureStatus::kNoLandmarks;
+  }
+  BuildGroups(std::move(residuals), &s);
+  IndexCameras(&s);
+  DescribeSchurStructure(&s);
   *out = std::move(s);
-  return true;
+  return StructureStatus::kOk;
 }
 
 }  // namespace internal

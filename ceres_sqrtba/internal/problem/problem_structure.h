@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ceres/ceres.h"
@@ -92,15 +93,28 @@ struct ProblemStructure {
   std::vector<int> camera_group_column; // column offset of the camera in the group
   std::vector<int> camera_group_entry;  // index into group_cameras
 
-  // Summary strings, as Ceres reports them.
+  // What Ceres reports as the Schur structure.
   std::string schur_structure;            // e.g. "2,3,9", "d" for varying sizes
-  std::vector<int> ordering_group_sizes;  // landmarks, cameras
+
+  // Index into parameter_blocks of every user block.
+  std::unordered_map<const double*, int> index_of;
 
   int64_t TotalCameraSlices() const { return static_cast<int64_t>(camera_groups.size()); }
+  // True for a user block that is part of the reduced problem (variable and
+  // used by a residual block).
+  bool IsVariable(const double* user_block) const {
+    const auto it = index_of.find(user_block);
+    return it != index_of.end() && !parameter_blocks[it->second].is_constant;
+  }
+};
 
-  // Set when BuildProblemStructure failed only because no variable block can
-  // be eliminated (see Solve: such problems go to ceres::Solve).
-  bool no_landmarks = false;
+enum class StructureStatus {
+  kOk,
+  // No variable block can be eliminated (elimination group 0 empty or
+  // constant, or nothing variable): such problems go to ceres::Solve.
+  kNoLandmarks,
+  // A shape the square-root solver cannot take; the message names it.
+  kUnsupported,
 };
 
 // The ambient state vector (size num_parameters) holding the current values
@@ -108,12 +122,18 @@ struct ProblemStructure {
 std::vector<double> StateFromUser(const ProblemStructure& s);
 void StateToUser(const ProblemStructure& s, const double* state);
 
-// Reads the structure of `problem`. Returns false and a message naming the
-// reason when the square-root solver cannot take the problem (bounds, a
-// residual block touching two landmarks, no landmarks, a bad ordering...).
-bool BuildProblemStructure(const ceres::Problem& problem,
-                           const ceres::ParameterBlockOrdering* ordering,
-                           ProblemStructure* structure, std::string* error);
+// Reads the structure of `problem`. Anything but kOk comes with a message
+// naming the reason (a residual block touching two landmarks, a bad
+// ordering, no landmarks...) and the user's blocks as Ceres names them (by
+// address).
+StructureStatus BuildProblemStructure(const ceres::Problem& problem,
+                                      const ceres::ParameterBlockOrdering* ordering,
+                                      ProblemStructure* structure, std::string* error);
+
+// "parameter block 0x55d1c2a0" / "residual block 0x55d1c2b8": how messages
+// name the user's blocks, as Ceres' do.
+std::string NameOf(const double* parameter_block);
+std::string NameOf(ceres::ResidualBlockId residual_block);
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

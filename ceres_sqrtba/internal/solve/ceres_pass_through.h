@@ -1,0 +1,31 @@
+// The solves that ceres::Solve does for ceres_sqrtba::Solve:
+//
+// - sqrt_linear_solver_type == CERES_LINEAR_SOLVER: the user's options as
+//   they are, after the checks that catch what Ceres accepts in IsValid but
+//   aborts on later (problem/options_validation.h);
+// - a problem with nothing to eliminate (every variable block is a camera, or
+//   nothing is variable): Ceres' Schur solvers take such problems too (they
+//   switch to CGNR or SPARSE_NORMAL_CHOLESKY, or report CONVERGENCE at once),
+//   so a pipeline that meets one (a frame without points, a fully fixed
+//   problem) keeps working: it goes to ceres::Solve with the Schur solver that
+//   corresponds to the square-root one, in double precision, and the message
+//   says so.
+#ifndef CERES_SQRTBA_INTERNAL_SOLVE_CERES_PASS_THROUGH_H_
+#define CERES_SQRTBA_INTERNAL_SOLVE_CERES_PASS_THROUGH_H_
+
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/solver.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+void SolveWithCeres(const Solver::Options& options, ceres::Problem* problem,
+                    Solver::Summary* summary);
+
+void SolveWithoutLandmarks(const Solver::Options& options, ceres::Problem* problem,
+                           Solver::Summary* summary);
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_SOLVE_CERES_PASS_THROUGH_H_

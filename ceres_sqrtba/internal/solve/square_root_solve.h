@@ -1,0 +1,27 @@
+// One square-root solve, end to end:
+//
+//   options check -> ProblemStructure (landmarks, cameras, groups)
+//     -> LinearSolverFactory (storage, work partition, memory plan)
+//     -> PrecisionPolicy (the linear solver, float or double)
+//     -> Evaluator (the user's cost functions) -> trust-region loop
+//     -> Solver::Summary, and the user's parameter blocks.
+//
+// A problem with nothing to eliminate goes to ceres::Solve instead
+// (ceres_pass_through.h). Everything that cannot be solved ends with FAILURE,
+// a message naming the reason, and the user's parameter blocks untouched.
+#ifndef CERES_SQRTBA_INTERNAL_SOLVE_SQUARE_ROOT_SOLVE_H_
+#define CERES_SQRTBA_INTERNAL_SOLVE_SQUARE_ROOT_SOLVE_H_
+
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/solver.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem,
+                     Solver::Summary* summary);
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_SOLVE_SQUARE_ROOT_SOLVE_H_

@@ -1,0 +1,83 @@
+#include "ceres_sqrtba/internal/solvers/linear_solver_factory.h"
+
+#include <algorithm>
+
+#include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
+#include "ceres_sqrtba/internal/direct/stacked_reduced_matrix.h"
+#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
+#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+constexpr int kMaxChunks = 64;
+
+// Explicit blocks are streamed whole by every product: larger chunks.
+constexpr int64_t kMinChunkWorkExplicit = 4096;
+constexpr int64_t kMinChunkWorkProjected = 1024;
+
+template <template <typename> class SolverT, typename Layout, typename... Args>
+std::unique_ptr<LinearSolver> Make(Precision precision, const ProblemStructure& s,
+                                   const Layout& layout, Args&&... args) {
+  if (precision == SINGLE_PRECISION) {
+    return std::make_unique<SolverT<float>>(s, layout, std::forward<Args>(args)...);
+  }
+  return std::make_unique<SolverT<double>>(s, layout, std::forward<Args>(args)...);
+}
+
+}  // namespace
+
+LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver::Options& options)
+    : s_(s), sparse_(options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR) {
+  iterative_options_.preconditioner = options.preconditioner_type;
+  iterative_options_.min_num_iterations = options.min_linear_solver_iterations;
+  iterative_options_.max_num_iterations = options.max_linear_solver_iterations;
+  const bool projected = !sparse_ && !options.use_explicit_reduced_rows;
+  int64_t block_scalars = 0;
+  if (projected) {
+    projected_layout_ = std::make_unique<ProjectedBlockLayout>(s);
+    block_scalars = projected_layout_->hot_scalars;
+  } else {
+    explicit_layout_ = std::make_unique<ExplicitBlockLayout>(s);
+    block_scalars = explicit_layout_->total_scalars;
+  }
+  const int64_t nc = std::max(1, s.num_camera_parameters);
+  const int max_chunks =
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kMaxChunks, block_scalars / (4 * nc))));
+  partition_ = WorkPartition(static_cast<int>(s.groups.size()),
+                             projected ? projected_layout_->work : explicit_layout_->work, max_chunks,
+                             projected ? kMinChunkWorkProjected : kMinChunkWorkExplicit);
+}
+
+LinearSolverFactory::~LinearSolverFactory() = default;
+
+int64_t LinearSolverFactory::RequiredBytes(Precision precision) const {
+  const bool single = precision == SINGLE_PRECISION;
+  if (projected()) return projected_layout_->RequiredBytes(single ? 4 : 8);
+  const int64_t blocks = single ? ExplicitLandmarkBlocks<float>::RequiredBytes(*explicit_layout_)
+                                : ExplicitLandmarkBlocks<double>::RequiredBytes(*explicit_layout_);
+  return blocks + (sparse_ ? StackedReducedMatrix::RequiredBytes(s_, *explicit_layout_) : 0);
+}
+
+const char* LinearSolverFactory::WhatRequiredBytesCounts() const {
+  return sparse_ ? "the landmark blocks and the stacked reduced camera system" : "the landmark blocks";
+}
+
+std::unique_ptr<LinearSolver> LinearSolverFactory::Create(Precision precision,
+                                                          ParallelContext* context) const {
+  if (sparse_) {
+    return Make<SqrtSparseSchurSolver>(precision, s_, *explicit_layout_, partition_, context);
+  }
+  if (projected()) {
+    return Make<ProjectedIterativeSchurSolver>(precision, s_, *projected_layout_, partition_, context,
+                                               iterative_options_);
+  }
+  return Make<ExplicitIterativeSchurSolver>(precision, s_, *explicit_layout_, partition_, context,
+                                            iterative_options_);
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,70 @@
+// Everything about a square-root linear solver that is decided before the
+// first step: which storage holds the landmark blocks, how the work over them
+// is cut into chunks, how much memory one precision's solver needs, and the
+// solver itself.
+//
+// Storage: SQRT_ITERATIVE_SCHUR uses the projected blocks
+// (projected/projected_landmark_blocks.h) unless
+// Solver::Options::use_explicit_reduced_rows asks for the paper's explicit
+// blocks (explicit/explicit_landmark_blocks.h); SQRT_SPARSE_SCHUR always uses
+// the explicit ones. Only the chosen storage's layout is built.
+//
+// Work partition: the chunks fix the order of every parallel sum, so they
+// depend on the problem only, never on num_threads (bit-identical results for
+// any number of threads). At most 64 chunks, each with at least
+// 4 x (reduced camera vector) scalars of blocks so that the per-chunk camera
+// accumulators stay small against the blocks they sum.
+//
+// Precision is a parameter of Create and RequiredBytes only: the layout and
+// the partition are shared, so a single precision solve that continues in
+// double (solvers/precision_policy.h) builds the double solver on the same
+// plan.
+#ifndef CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_FACTORY_H_
+#define CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_FACTORY_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/solver.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+struct ExplicitBlockLayout;
+struct ProjectedBlockLayout;
+
+class LinearSolverFactory {
+ public:
+  LinearSolverFactory(const ProblemStructure& s, const Solver::Options& options);
+  ~LinearSolverFactory();
+
+  bool sparse() const { return sparse_; }
+  bool projected() const { return projected_layout_ != nullptr; }
+  const WorkPartition& partition() const { return partition_; }
+
+  // Bytes the solver of one precision allocates: its landmark storage and,
+  // for SQRT_SPARSE_SCHUR, the stacked reduced camera system.
+  int64_t RequiredBytes(Precision precision) const;
+  // What RequiredBytes counts, for messages ("the landmark blocks").
+  const char* WhatRequiredBytesCounts() const;
+
+  std::unique_ptr<LinearSolver> Create(Precision precision, ParallelContext* context) const;
+
+ private:
+  const ProblemStructure& s_;
+  bool sparse_;
+  IterativeSchurOptions iterative_options_;
+  std::unique_ptr<ExplicitBlockLayout> explicit_layout_;
+  std::unique_ptr<ProjectedBlockLayout> projected_layout_;
+  WorkPartition partition_;
+};
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_FACTORY_H_
