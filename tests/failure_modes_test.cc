@@ -484,7 +484,11 @@ TEST(FailureModes, CostFunctionThatLeavesItsJacobianUnwritten) {
   ceres::Solver::Summary s;
   Solve(SqrtOptions(), &problem, &s);
   EXPECT_EQ(s.termination_type, ceres::FAILURE);
-  EXPECT_EQ(s.message, "Initial residual and Jacobian evaluation failed.");
+  EXPECT_EQ(s.message.rfind("Initial residual and Jacobian evaluation failed. The Jacobian of the residual block ", 0),
+            0u)
+      << s.message;
+  EXPECT_NE(s.message.find(" has a value that is not finite or was not written (row "), std::string::npos)
+      << s.message;
   EXPECT_TRUE(s.iterations.empty());
   EXPECT_EQ(ba.points, original.points);
 }
@@ -525,7 +529,8 @@ TEST(FailureModes, JacobianFailingAtAnAcceptedPointEndsTheSolve) {
   ceres::Solver::Summary s;
   Solve(SqrtOptions(), &problem, &s);
   EXPECT_EQ(s.termination_type, ceres::FAILURE) << s.message;
-  EXPECT_EQ(s.message, "Residual and Jacobian evaluation failed.");
+  EXPECT_EQ(s.message.rfind("Residual and Jacobian evaluation failed. The Jacobian of the residual block ", 0), 0u)
+      << s.message;
   EXPECT_FALSE(s.IsSolutionUsable());
   EXPECT_EQ(s.iterations.size(), 1u);  // the failed iteration is not listed
   EXPECT_EQ(ba.points, original.points);
@@ -764,7 +769,13 @@ TEST(FailureModes, LandmarkAtInfinity) {
     ceres::Solver::Summary s;
     Solve(SqrtOptions(precision), &f.problem, &s);
     EXPECT_EQ(s.termination_type, ceres::FAILURE);
-    EXPECT_EQ(s.message, "Initial residual and Jacobian evaluation failed.");
+    // Ceres checks the values before it solves, with this message.
+    std::ostringstream head;
+    head << "ParameterBlock: " << static_cast<const void*>(f.ba.points[2].data())
+         << " with size 3 has at least one invalid value.\nFirst invalid value is at index: 2.\n"
+         << "Parameter block values: ";
+    EXPECT_EQ(s.message.rfind(head.str(), 0), 0u) << s.message;
+    EXPECT_NE(s.message.find("inf "), std::string::npos) << s.message;
     EXPECT_TRUE(f.Untouched());
   }
 }

@@ -300,19 +300,23 @@ TEST(ExampleCli, ProblemsThatCannotBeSolved) {
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_NE(result.out.find("Solver Summary"), std::string::npos);
   EXPECT_NE(result.out.find("FAILURE (Initial residual and Jacobian "
-                            "evaluation failed.)"),
+                            "evaluation failed. The residual block "),
             std::string::npos)
       << result.out;
   const std::vector<std::string> err = SplitLines(result.err);
   ASSERT_FALSE(err.empty());
   // glog's line from the solver comes first.
   EXPECT_NE(result.err.find("] Terminating: Initial residual and Jacobian "
-                            "evaluation failed.\n"),
+                            "evaluation failed. The residual block "),
             std::string::npos)
       << result.err;
-  EXPECT_EQ(err.back(),
-            "bundle_adjuster: error: solver failed: Initial residual and "
-            "Jacobian evaluation failed.");
+  EXPECT_EQ(err.back().rfind("bundle_adjuster: error: solver failed: Initial residual and "
+                             "Jacobian evaluation failed. The residual block ", 0),
+            0u)
+      << err.back();
+  EXPECT_NE(err.back().find(" has a residual that is not finite or was not written (residual "),
+            std::string::npos)
+      << err.back();
 
   // Observations whose residuals are finite but whose squares are not:
   // Ceres' SPARSE_SCHUR accepts the infinite cost and reports CONVERGENCE;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
 
 #include "ceres_sqrtba/internal/evaluation/loss_correction.h"
 
@@ -19,12 +21,23 @@ struct Evaluator::Scratch {
 };
 
 namespace {
-bool AllFinite(const double* v, int n) {
+
+// Index of the first value that is not finite, n if all are.
+int FirstNonFinite(const double* v, int n) {
   for (int i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) return false;
+    if (!std::isfinite(v[i])) return i;
   }
-  return true;
+  return n;
 }
+
+bool AllFinite(const double* v, int n) { return FirstNonFinite(v, n) == n; }
+
+std::string Format(const char* format, double a, double b = 0.0) {
+  char buffer[256];
+  std::snprintf(buffer, sizeof(buffer), format, a, b);
+  return buffer;
+}
+
 }  // namespace
 
 Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
@@ -53,7 +66,7 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
   plus_jacobians_.resize(total);
   const int chunks = partition.num_chunks();
   chunk_cost_.resize(chunks);
-  chunk_ok_.resize(chunks);
+  chunk_error_.resize(chunks);
   chunk_camera_gradient_ = PerChunk<double>(chunks, s.num_camera_parameters);
   scratch_.resize(chunks);
   for (Scratch& sc : scratch_) {
@@ -69,25 +82,31 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
 Evaluator::~Evaluator() = default;
 
 bool Evaluator::ComputePlusJacobians(const double* x) {
-  bool ok = true;
   for (int p : s_.variable_blocks) {
     const ParameterBlockInfo& pb = s_.parameter_blocks[p];
     if (pb.manifold == nullptr) continue;
     double* out = plus_jacobians_.data() + plus_jacobian_offset_[p];
-    if (!pb.manifold->PlusJacobian(x + pb.state_offset, out) ||
-        !AllFinite(out, pb.size * pb.tangent_size)) {
-      ok = false;
+    if (!pb.manifold->PlusJacobian(x + pb.state_offset, out)) {
+      error_ = "The manifold of the " + NameOf(pb.user_values) + " failed to compute its PlusJacobian.";
+      return false;
+    }
+    if (!AllFinite(out, pb.size * pb.tangent_size)) {
+      error_ = "The manifold of the " + NameOf(pb.user_values) +
+               " returned a PlusJacobian with a value that is not finite.";
+      return false;
     }
   }
-  return ok;
+  return true;
 }
 
 bool Evaluator::EvaluateCost(const double* x, double* cost) {
+  error_.clear();
   return Evaluate(x, cost, nullptr, nullptr);
 }
 
 bool Evaluator::EvaluateJacobian(const double* x, double* cost, double* gradient,
                                  JacobianWriter* writer) {
+  error_.clear();
   if (!ComputePlusJacobians(x)) return false;
   return Evaluate(x, cost, gradient, writer);
 }
@@ -105,6 +124,8 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
         gradient != nullptr ? chunk_camera_gradient_[chunk] : nullptr;
     if (camera_gradient != nullptr) std::fill(camera_gradient, camera_gradient + nc, 0.0);
     double chunk_cost = 0.0;
+    std::string& error = chunk_error_[chunk];
+    error.clear();
     bool ok = true;
     for (int g = gbegin; g < gend && ok; ++g) {
       const Group& group = s_.groups[g];
@@ -141,8 +162,15 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
                     std::numeric_limits<double>::quiet_NaN());
         }
         if (!rb.cost_function->Evaluate(sc.parameters.data(), res,
-                                        want_jacobian ? sc.cost_jacobians.data() : nullptr) ||
-            !AllFinite(res, m)) {
+                                        want_jacobian ? sc.cost_jacobians.data() : nullptr)) {
+          error = "The cost function of the " + NameOf(rb.id) + " returned false.";
+          ok = false;
+          break;
+        }
+        const int bad_residual = FirstNonFinite(res, m);
+        if (bad_residual < m) {
+          error = "The " + NameOf(rb.id) + " has a residual that is not finite or was not written (" +
+                  Format("residual %.0f = %g).", bad_residual, res[bad_residual]);
           ok = false;
           break;
         }
@@ -150,7 +178,11 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
           if (sc.cost_jacobians[i] == nullptr) continue;
           const int p = s_.residual_parameters[rb.parameter_begin + i];
           const ParameterBlockInfo& pb = s_.parameter_blocks[p];
-          if (!AllFinite(sc.cost_jacobians[i], m * pb.size)) {
+          const int bad = FirstNonFinite(sc.cost_jacobians[i], m * pb.size);
+          if (bad < m * pb.size) {
+            error = "The Jacobian of the " + NameOf(rb.id) + " with respect to the " + NameOf(pb.user_values) +
+                    " has a value that is not finite or was not written (" +
+                    Format("row %.0f, column %.0f).", bad / pb.size, bad % pb.size);
             ok = false;
             break;
           }
@@ -176,7 +208,21 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
         } else {
           double rho[3];
           rb.loss_function->Evaluate(squared_norm, rho);
+          if (!std::isfinite(rho[0])) {
+            error = "The loss function of the " + NameOf(rb.id) +
+                    Format(" returned rho(s) = %g at s = %g.", rho[0], squared_norm);
+            ok = false;
+            break;
+          }
           chunk_cost += 0.5 * rho[0];
+          if (want_jacobian && !LossCorrection::IsDefined(squared_norm, rho)) {
+            error = "The loss function of the " + NameOf(rb.id) +
+                    Format(" has rho'(s) = %g, rho''(s) = %g", rho[1], rho[2]) +
+                    Format(" at s = %g; a robust loss needs rho' >= 0, and rho' > 0 where rho'' > 0.",
+                           squared_norm);
+            ok = false;
+            break;
+          }
           if (want_jacobian) {
             const LossCorrection correction(squared_norm, rho);
             for (int i = 0; i < rb.num_parameter_blocks; ++i) {
@@ -204,14 +250,21 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
       }
     }
     chunk_cost_[chunk] = chunk_cost;
-    chunk_ok_[chunk] = ok;
   });
   double total = 0.0;
+  // The first failure in chunk order: the same message for any number of
+  // threads.
   for (int c = 0; c < partition_.num_chunks(); ++c) {
-    if (!chunk_ok_[c]) return false;
+    if (!chunk_error_[c].empty()) {
+      error_ = chunk_error_[c];
+      return false;
+    }
     total += chunk_cost_[c];
   }
-  if (!std::isfinite(total)) return false;
+  if (!std::isfinite(total)) {
+    error_ = Format("The cost is not finite (%g): the residuals are too large to square and sum.", total);
+    return false;
+  }
   *cost = total;
   if (gradient != nullptr && nc > 0) {
     chunk_camera_gradient_.SumInto(context_, nc, gradient + s_.camera_tangent_begin);

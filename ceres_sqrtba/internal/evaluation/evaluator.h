@@ -15,6 +15,7 @@
 #ifndef CERES_SQRTBA_INTERNAL_EVALUATION_EVALUATOR_H_
 #define CERES_SQRTBA_INTERNAL_EVALUATION_EVALUATOR_H_
 
+#include <string>
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/parallel.h"
@@ -45,6 +46,10 @@ class Evaluator {
   // failed.
   bool Plus(const double* x, const double* delta, double* x_plus_delta);
 
+  // Why the last evaluation failed, naming the residual or parameter block
+  // as Ceres' messages name them; empty after a successful one.
+  const std::string& error() const { return error_; }
+
  private:
   struct Scratch;
   bool Evaluate(const double* x, double* cost, double* gradient,
@@ -61,7 +66,8 @@ class Evaluator {
   std::vector<int> plus_jacobian_offset_;  // per parameter block, -1 if none
   std::vector<double> plus_jacobians_;
   std::vector<double> chunk_cost_;
-  std::vector<char> chunk_ok_;
+  std::vector<std::string> chunk_error_;  // per chunk: empty, or its first failure
+  std::string error_;
   PerChunk<double> chunk_camera_gradient_;  // per chunk: num_camera_parameters
   std::vector<Scratch> scratch_;                // one per chunk
 };

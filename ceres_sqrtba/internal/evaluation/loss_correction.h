@@ -23,6 +23,17 @@ namespace internal {
 
 class LossCorrection {
  public:
+  // Whether the correction exists for rho = {rho, rho', rho''} at s: it
+  // scales by sqrt(rho'), so rho' must not be negative, and where the
+  // second-order term is used (s > 0, rho'' > 0) it divides by rho'. A loss
+  // with rho' = 0 and rho'' <= 0 (Tukey's, far out) is fine: the block then
+  // contributes nothing to the step. Ceres aborts on the others; the
+  // evaluator reports them as a failed evaluation instead.
+  static bool IsDefined(double squared_norm, const double rho[3]) {
+    if (!std::isfinite(rho[1]) || !std::isfinite(rho[2]) || !(rho[1] >= 0.0)) return false;
+    return rho[1] > 0.0 || squared_norm == 0.0 || rho[2] <= 0.0;
+  }
+
   // rho = {rho(s), rho'(s), rho''(s)} at s = squared_norm.
   LossCorrection(double squared_norm, const double rho[3]) {
     sqrt_rho1_ = std::sqrt(rho[1]);

@@ -1,6 +1,7 @@
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 
 #include <Eigen/Core>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -129,6 +130,18 @@ class Minimizer {
     return false;
   }
 
+  // Ceres' message, then what failed (the evaluator names the block).
+  bool EvaluationFailure(const std::string& why) {
+    evaluation_failed_ = true;
+    return Failure(why.empty() ? "Residual and Jacobian evaluation failed."
+                               : "Residual and Jacobian evaluation failed. " + why);
+  }
+
+  static std::string Lowercase(std::string s) {
+    if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+    return s;
+  }
+
   double StepNorm() const { return (x_ - candidate_x_).norm(); }
 
   bool IterationZero() {
@@ -138,9 +151,7 @@ class Minimizer {
     if (!EvaluateGradientAndJacobian()) {
       // Ceres' message when the evaluation itself failed; a more precise one
       // (e.g. single precision that cannot fall back to double) is kept.
-      if (summary_->message == "Residual and Jacobian evaluation failed.") {
-        summary_->message = "Initial residual and Jacobian evaluation failed.";
-      }
+      if (evaluation_failed_) summary_->message = "Initial " + Lowercase(summary_->message);
       return false;
     }
     summary_->initial_cost = x_cost_ + ctx_.fixed_cost;
@@ -157,7 +168,7 @@ class Minimizer {
     const bool ok = evaluator_->EvaluateJacobian(x_.data(), &x_cost_, gradient_.data(), solver->writer());
     stats_->jacobian_evaluation_time += WallTimeInSeconds() - t0;
     ++stats_->num_jacobian_evaluations;
-    if (!ok) return Failure("Residual and Jacobian evaluation failed.");
+    if (!ok) return EvaluationFailure(evaluator_->error());
     it_.cost = x_cost_ + ctx_.fixed_cost;
     if (o_.jacobi_scaling) {
       if (!scale_computed_) {
@@ -173,6 +184,9 @@ class Minimizer {
       solver_scaled_ = true;
     }
     if (solver->JacobianOutOfRange()) {
+      if (precision_->current() == DOUBLE_PRECISION) {
+        return EvaluationFailure("The corrected residuals or the scaled Jacobian have values that are not finite.");
+      }
       if (!ContinueInDouble("the Jacobian or the residuals exceed its range", /*required=*/true)) {
         return false;
       }
@@ -376,6 +390,7 @@ class Minimizer {
     if (!ok) {
       if (!ctx_.is_silent) {
         LOG(WARNING) << "Step failed to evaluate. Treating it as a step with infinite cost";
+        VLOG(1) << evaluator_->error();
       }
       candidate_cost_ = std::numeric_limits<double>::max();
     }
@@ -410,6 +425,7 @@ class Minimizer {
   int num_consecutive_invalid_steps_ = 0;
   bool scale_computed_ = false;
   bool solver_scaled_ = false;
+  bool evaluation_failed_ = false;
   double iteration_start_time_ = 0.0;
 };
 

@@ -1,6 +1,8 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -136,6 +138,35 @@ void ReadParameterBlocks(const ceres::Problem& problem, ProblemStructure* s) {
     // constant, and so do we.
     pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;
   }
+}
+
+// "   1.5 nan 2 ": the values as Ceres prints them in its messages.
+std::string ValuesString(const double* values, int size) {
+  std::string out;
+  char buffer[32];
+  for (int i = 0; i < size; ++i) {
+    std::snprintf(buffer, sizeof(buffer), "%12g ", values[i]);
+    out += buffer;
+  }
+  return out;
+}
+
+// As Ceres checks the user's values before it solves: every parameter block
+// of the problem, constant or not, used or not, must be finite.
+bool CheckParameterValuesAreFinite(const ProblemStructure& s, std::string* error) {
+  for (const ParameterBlockInfo& pb : s.parameter_blocks) {
+    for (int k = 0; k < pb.size; ++k) {
+      if (std::isfinite(pb.user_values[k])) continue;
+      char head[160];
+      std::snprintf(head, sizeof(head),
+                    "ParameterBlock: %p with size %d has at least one invalid value.\n"
+                    "First invalid value is at index: %d.\nParameter block values: ",
+                    static_cast<const void*>(pb.user_values), pb.size, k);
+      *error = head + ValuesString(pb.user_values, pb.size);
+      return false;
+    }
+  }
+  return true;
 }
 
 bool CheckNoBounds(const ceres::Problem& problem, const ProblemStructure& s, std::string* error) {
@@ -400,6 +431,7 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       ProblemStructure* out, std::string* error) {
   ProblemStructure s;
   ReadParameterBlocks(problem, &s);
+  if (!CheckParameterValuesAreFinite(s, error)) return StructureStatus::kInvalid;
   if (!CheckNoBounds(problem, s, error)) return StructureStatus::kUnsupported;
   std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(problem, &s);
   std::vector<bool> is_landmark;

@@ -115,6 +115,9 @@ enum class StructureStatus {
   kNoLandmarks,
   // A shape the square-root solver cannot take; the message names it.
   kUnsupported,
+  // What Ceres refuses too (a parameter value that is not finite), with
+  // Ceres' message.
+  kInvalid,
 };
 
 // The ambient state vector (size num_parameters) holding the current values

@@ -104,6 +104,7 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
     case StructureStatus::kNoLandmarks:
       return SolveWithoutLandmarks(options, problem, summary);
     case StructureStatus::kUnsupported:
+    case StructureStatus::kInvalid:
       return fail(error);
   }
   RecordStructure(s, options.linear_solver_ordering.get(), summary);
