@@ -7,7 +7,6 @@
 
 #include "ceres_sqrtba/internal/projected/projected_kernels.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
-#include "ceres_sqrtba/internal/projected/thin_qr.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
@@ -18,7 +17,7 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
   const double* yp = y + s_.camera_tangent_begin;
   const int max_m = layout_.max_rows, max_d = layout_.max_landmark_size;
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
-    double* u = qr_scratch_[chunk] + ThinQrScratchSize(max_m, max_d) + max_m * max_d;
+    double* u = scratch(chunk).tail;
     double* t = u + max_m;
     double* yl = t + max_d;
     double sum = 0.0;

@@ -22,9 +22,9 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
     double* acc = chunk_rhs_[chunk];
     std::fill(acc, acc + ncp, 0.0);
-    double* qr = qr_scratch_[chunk];
-    double* q1 = qr + ThinQrScratchSize(max_m, max_d);  // m x d, row-major
-    double* sl = q1 + max_m * max_d;
+    const Scratch work = scratch(chunk);
+    double* q1 = work.q1;  // m x d, row-major
+    double* sl = work.tail;
     double* t = sl + max_d;
     if (visitor != nullptr) visitor->BeginChunk(chunk);
     for (int g = gb; g < ge; ++g) {
@@ -44,7 +44,7 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
           q1[i * d + k] = v;
           h[static_cast<int64_t>(i) * hs + cw + k] = static_cast<Scalar>(v);
         };
-        ThinQr(m, d, c, d + 1, sl, qr, r_.data() + layout_.r_offset[g], store);
+        ThinQr(m, d, c, d + 1, sl, work.qr, r_.data() + layout_.r_offset[g], store);
         // t = Q1^T r.
         std::fill(t, t + d, 0.0);
         for (int i = 0; i < m; ++i) {

@@ -26,11 +26,10 @@ Scalar* AllocateScalars(int64_t n) {
   return p;
 }
 
-// Scratch doubles per chunk: the thin QR, Q1 in double (m x d), the damping
-// values (d), Q1^T r (d) and the back substitution's J_p y_p rows (m).
+// Scratch doubles per chunk (ProjectedLandmarkBlocks::scratch).
 int ScratchSize(const ProjectedBlockLayout& layout) {
   const int m = layout.max_rows, d = layout.max_landmark_size;
-  return ThinQrScratchSize(m, d) + m * d + 2 * d + m;
+  return ThinQrScratchSize(m, d) + m * d + m + 2 * d;
 }
 
 }  // namespace
@@ -50,6 +49,14 @@ ProjectedLandmarkBlocks<Scalar>::ProjectedLandmarkBlocks(const ProblemStructure&
       chunk_rhs_(partition.num_chunks(), std::max(1, s.num_camera_parameters)),
       qr_scratch_(partition.num_chunks(), ScratchSize(layout)),
       chunk_sums_(partition.num_chunks()) {}
+
+template <typename Scalar>
+typename ProjectedLandmarkBlocks<Scalar>::Scratch ProjectedLandmarkBlocks<Scalar>::scratch(int chunk) {
+  const int m = layout_.max_rows, d = layout_.max_landmark_size;
+  double* qr = qr_scratch_[chunk];
+  double* q1 = qr + ThinQrScratchSize(m, d);
+  return Scratch{qr, q1, q1 + m * d};
+}
 
 template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::Write(int group, int /*position*/, int row, int residual,

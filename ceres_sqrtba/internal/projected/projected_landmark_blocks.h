@@ -132,6 +132,16 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   const Scalar* cold(int g) const { return cold_.get() + layout_.cold_offset[g]; }
   Scalar* cold(int g) { return cold_.get() + layout_.cold_offset[g]; }
   void CheckRange(int g);
+  // One chunk's scratch doubles, sized for the largest group: the thin QR's
+  // work space, Q1 in double (max_rows x max_landmark_size, row-major), and
+  // max_rows + 2 max_landmark_size more for Damp (the damping values, Q1^T r)
+  // and BackSubstitute (Jp y_p, Q1^T (r - Jp y_p), y_l).
+  struct Scratch {
+    double* qr;
+    double* q1;
+    double* tail;
+  };
+  Scratch scratch(int chunk);
 
   const ProblemStructure& s_;
   const ProjectedBlockLayout& layout_;
@@ -142,7 +152,7 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   std::vector<double> r_;        // R^ per landmark, row-major upper triangle
   std::vector<double> scale_;    // empty: not scaled
   PerChunk<double> chunk_rhs_;   // per chunk: num_camera_parameters
-  PerChunk<double> qr_scratch_;  // per chunk: thin QR work space
+  PerChunk<double> qr_scratch_;  // per chunk: see scratch()
   std::vector<double> chunk_sums_;
   std::atomic<bool> out_of_range_{false};
 };
