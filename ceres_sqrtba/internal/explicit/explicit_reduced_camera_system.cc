@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 
@@ -29,21 +31,8 @@ ExplicitReducedCameraSystem<Scalar>::ExplicitReducedCameraSystem(const ProblemSt
 
 namespace {
 
-// dst[0..n) = src[0..n) (add: +=), with the common camera size 9 unrolled:
-// per landmark block the product gathers and scatters 9k entries, a cost
-// comparable to the product itself for short tracks.
 template <bool kAdd, typename Scalar>
-inline void CopySegment(const Scalar* src, int n, Scalar* dst) {
-  if (n == 9) {
-    for (int k = 0; k < 9; ++k) {
-      if (kAdd) {
-        dst[k] += src[k];
-      } else {
-        dst[k] = src[k];
-      }
-    }
-    return;
-  }
+inline void CopyValues(const Scalar* src, int n, Scalar* dst) {
   for (int k = 0; k < n; ++k) {
     if (kAdd) {
       dst[k] += src[k];
@@ -51,6 +40,17 @@ inline void CopySegment(const Scalar* src, int n, Scalar* dst) {
       dst[k] = src[k];
     }
   }
+}
+
+// dst[0..n) = src[0..n) (add: +=), unrolled for the usual camera sizes: per
+// landmark block the product gathers and scatters all its camera entries, a
+// cost comparable to the product itself for short tracks.
+template <bool kAdd, typename Scalar>
+inline void CopySegment(const Scalar* src, int n, Scalar* dst) {
+  DispatchCameraSize(n, [&](auto fixed) {
+    using S = decltype(fixed);
+    CopyValues<kAdd>(src, S::kFixed ? S::kF : n, dst);
+  });
 }
 
 }  // namespace

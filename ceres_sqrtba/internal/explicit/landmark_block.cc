@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+#include "glog/logging.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
@@ -263,14 +266,19 @@ void LandmarkBlock<Scalar>::AddColumnGramLower(int c0, int n, int row_begin, int
                                           double* gram) const {
   const int rows = row_end - row_begin;
   if (rows <= 0) return;
+  DCHECK_GE(c0, 0);
+  DCHECK_LE(c0 + n, nc_ + d_);
+  DCHECK_GE(row_begin, 0);
+  DCHECK_LE(row_end, obs_rows_ + d_);
   const Scalar* first = row(row_begin) + c0;
-  switch (n) {
-    case 3: return AddGramLowerFixed<3>(first, rows, stride_, gram);
-    case 6: return AddGramLowerFixed<6>(first, rows, stride_, gram);
-    case 7: return AddGramLowerFixed<7>(first, rows, stride_, gram);
-    case 9: return AddGramLowerFixed<9>(first, rows, stride_, gram);
-    default: return AddGramLowerDynamic(first, rows, stride_, n, gram);
-  }
+  DispatchCameraSize(n, [&](auto fixed) {
+    using S = decltype(fixed);
+    if constexpr (S::kFixed) {
+      AddGramLowerFixed<S::kF>(first, rows, stride_, gram);
+    } else {
+      AddGramLowerDynamic(first, rows, stride_, n, gram);
+    }
+  });
 }
 
 template <typename Scalar>

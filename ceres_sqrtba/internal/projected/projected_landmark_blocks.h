@@ -35,6 +35,12 @@
 // thin Householder QR of [Jl; sqrt(lambda) D_l] (O(m d^2) per landmark), so a
 // rejected step costs neither a new evaluation nor anything proportional to
 // the dense block.
+//
+// The files: the layout (offsets, uniform groups) in projected_block_layout.h;
+// storage, Jacobian writer, scaling and column norms here; the per-group
+// kernels of the product and the preconditioner in projected_kernels.h;
+// Damp in projected_damping.cc, BackSubstitute in
+// projected_back_substitution.cc.
 #ifndef CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_LANDMARK_BLOCKS_H_
 #define CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_LANDMARK_BLOCKS_H_
 
@@ -44,70 +50,14 @@
 #include <memory>
 #include <vector>
 
-#include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/projected/projected_block_layout.h"
 
 namespace ceres_sqrtba {
 namespace internal {
-
-// Where everything of the projected blocks lives; shared by both precisions.
-struct ProjectedBlockLayout {
-  explicit ProjectedBlockLayout(const ProblemStructure& s);
-
-  // The rows of one residual block inside its group.
-  struct Segment {
-    int row = 0;         // first observation row in the group
-    int rows = 0;        // residual size
-    int item_begin = 0;  // its camera blocks: items[item_begin, item_end)
-    int item_end = 0;
-  };
-  // One (residual block, variable camera block) pair.
-  struct Item {
-    int offset = 0;  // of the camera in the reduced camera vector
-    int size = 0;    // camera tangent size
-    int column = 0;  // first compact column of the camera in the hot rows
-    int entry = 0;   // index into ProblemStructure::group_cameras
-    int row = 0;     // its residual block's rows in the group
-    int rows = 0;
-  };
-
-  std::vector<int> rows;                // per group: observation rows m
-  std::vector<int> camera_width;        // per group: compact camera columns
-  std::vector<int64_t> hot_offset;      // per group + 1, scalars
-  std::vector<int64_t> cold_offset;     // per group + 1, scalars
-  std::vector<int64_t> r_offset;        // per group + 1, doubles (d * d)
-  std::vector<int> segment_begin;       // per group + 1, into segments
-  std::vector<Segment> segments;
-  std::vector<Item> items;
-  // Per entry of ProblemStructure::group_cameras, the items of that camera in
-  // its group: entry_items[entry_item_begin[e], entry_item_begin[e + 1]).
-  std::vector<int> entry_item_begin;
-  std::vector<int> entry_items;
-  // Per group: every residual block has 2 rows and one 9-parameter camera,
-  // and the landmark has 3 (BAL's shape): the product's fixed-size kernel.
-  std::vector<char> bal_shaped;
-  // Per entry of ProblemStructure::residual_parameters: compact camera column,
-  // kLandmark or kConstant.
-  std::vector<int> column;
-  std::vector<int64_t> work;  // per group, for the work partition
-  int max_rows = 0;
-  int max_landmark_size = 0;
-  int max_camera_width = 0;
-  int64_t hot_scalars = 0;
-  int64_t cold_scalars = 0;
-  int64_t r_scalars = 0;
-  static constexpr int kLandmark = -2;
-  static constexpr int kConstant = -1;
-
-  int hot_stride(int g, int d) const { return camera_width[g] + d; }
-  // Bytes of one precision's blocks (hot and cold rows in Scalar, R^ double).
-  int64_t RequiredBytes(int scalar_bytes) const {
-    return (hot_scalars + cold_scalars) * scalar_bytes +
-           r_scalars * static_cast<int64_t>(sizeof(double));
-  }
-};
 
 template <typename Scalar>
 class ProjectedLandmarkBlocks : public JacobianWriter {
@@ -164,8 +114,9 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   //   Bc^T Bc = Jc^T (I - Q1 Q1^T) Jc = Jc^T Jc - W^T W,  W = Q1^T Jc,
   // to acc (n x n, row-major, double): the landmark's share of the
   // preconditioner's Schur-complement block (block_jacobi_preconditioner.h).
-  // When the camera has one 2-row residual in the block, as in BAL, the
-  // 2 x 2 projector I - q q^T of its rows is formed first: Jc^T M Jc.
+  // When the group is uniform with listed sizes (projected_kernels.h) and the
+  // camera has one residual block in it, as in BAL, the R x R projector
+  // M = I - q q^T of its rows is formed first: Jc^T M Jc.
   void AddReducedGramLower(int g, int e, int n, double* acc) const;
 
   // Back substitution y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)),
@@ -181,6 +132,16 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   const Scalar* cold(int g) const { return cold_.get() + layout_.cold_offset[g]; }
   Scalar* cold(int g) { return cold_.get() + layout_.cold_offset[g]; }
   void CheckRange(int g);
+  // One chunk's scratch doubles, sized for the largest group: the thin QR's
+  // work space, Q1 in double (max_rows x max_landmark_size, row-major), and
+  // max_rows + 2 max_landmark_size more for Damp (the damping values, Q1^T r)
+  // and BackSubstitute (Jp y_p, Q1^T (r - Jp y_p), y_l).
+  struct Scratch {
+    double* qr;
+    double* q1;
+    double* tail;
+  };
+  Scratch scratch(int chunk);
 
   const ProblemStructure& s_;
   const ProjectedBlockLayout& layout_;
@@ -191,7 +152,7 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   std::vector<double> r_;        // R^ per landmark, row-major upper triangle
   std::vector<double> scale_;    // empty: not scaled
   PerChunk<double> chunk_rhs_;   // per chunk: num_camera_parameters
-  PerChunk<double> qr_scratch_;  // per chunk: thin QR work space
+  PerChunk<double> qr_scratch_;  // per chunk: see scratch()
   std::vector<double> chunk_sums_;
   std::atomic<bool> out_of_range_{false};
 };

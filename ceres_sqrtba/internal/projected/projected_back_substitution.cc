@@ -1,0 +1,76 @@
+// ProjectedLandmarkBlocks::BackSubstitute (projected_landmark_blocks.h): the
+// landmark steps y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)) and
+// the model's |J y|^2 summed over the observation rows, once per solve after
+// PCG. Its own file: one step of the solve (design.md, "Back substitution"),
+// next to the damping pass that computes the Q1 and R^ it reads.
+#include <algorithm>
+
+#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "glog/logging.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+template <typename Scalar>
+double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
+  const double* yp = y + s_.camera_tangent_begin;
+  const int max_m = layout_.max_rows, max_d = layout_.max_landmark_size;
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    double* u = scratch(chunk).tail;
+    double* t = u + max_m;
+    double* yl = t + max_d;
+    double sum = 0.0;
+    for (int g = gb; g < ge; ++g) {
+      const Group& grp = s_.groups[g];
+      const int d = grp.landmark_size;
+      const int m = layout_.rows[g];
+      const int cw = layout_.camera_width[g];
+      const int hs = cw + d;
+      const Scalar* h = hot(g);
+      const Scalar* c = cold(g);
+      DCHECK_LE(m, max_m);
+      DCHECK_LE(d, max_d);
+      for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
+        const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
+        for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+          u[i] = RowTimesCameras<double>(h + static_cast<int64_t>(i) * hs, layout_.items.data() + seg.item_begin,
+                                         layout_.items.data() + seg.item_end, yp);
+        }
+      }
+      if (d > 0) {
+        // y_l = R^-1 Q1^T (r - Jp y_p).
+        std::fill(t, t + d, 0.0);
+        for (int i = 0; i < m; ++i) {
+          const double ri = static_cast<double>(c[i * (d + 1) + d]) - u[i];
+          const Scalar* q = h + static_cast<int64_t>(i) * hs + cw;
+          for (int k = 0; k < d; ++k) t[k] += static_cast<double>(q[k]) * ri;
+        }
+        const double* r = r_.data() + layout_.r_offset[g];
+        for (int k = d - 1; k >= 0; --k) {
+          double v = t[k];
+          for (int j = k + 1; j < d; ++j) v -= r[k * d + j] * yl[j];
+          yl[k] = r[k * d + k] != 0.0 ? v / r[k * d + k] : 0.0;
+        }
+        double* out = y + s_.parameter_blocks[grp.landmark].tangent_offset;
+        for (int k = 0; k < d; ++k) out[k] = yl[k];
+      }
+      // |J_b y|^2 over the observation rows, directly.
+      for (int i = 0; i < m; ++i) {
+        double v = u[i];
+        for (int k = 0; k < d; ++k) v += static_cast<double>(c[i * (d + 1) + k]) * yl[k];
+        sum += v * v;
+      }
+    }
+    chunk_sums_[chunk] = sum;
+  });
+  double jy = 0.0;
+  for (double v : chunk_sums_) jy += v;
+  return jy;
+}
+
+template double ProjectedLandmarkBlocks<float>::BackSubstitute(double*);
+template double ProjectedLandmarkBlocks<double>::BackSubstitute(double*);
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,93 @@
+// Where everything of the projected landmark blocks (projected_landmark_blocks.h)
+// lives, shared by both precisions: per group (one landmark and its residual
+// blocks) the observation rows, the compact camera columns, the offsets of its
+// hot rows, cold rows and R^, and which (residual block, camera) pairs it
+// holds.
+//
+// Why a separate layout. It depends on the problem's structure only: it is
+// built once per solve, before any block is allocated, and gives the memory
+// estimate (RequiredBytes), the work partition's weights (work) and the
+// offsets that the float and the double blocks both use.
+//
+// Uniform groups. A group is uniform with sizes (row, e, f) when every one of
+// its residual blocks has `row` rows and exactly one variable camera, of
+// tangent size f, and its landmark has tangent size e. Then its hot rows are
+// one (row x (f + e)) slab per observation, back to back, and the kernels of
+// projected_kernels.h can run at sizes fixed at compile time
+// (fixed_size_dispatch.h); BAL's groups are all uniform with (2, 3, 9).
+#ifndef CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_BLOCK_LAYOUT_H_
+#define CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_BLOCK_LAYOUT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+struct ProjectedBlockLayout {
+  explicit ProjectedBlockLayout(const ProblemStructure& s);
+
+  // The rows of one residual block inside its group.
+  struct Segment {
+    int row = 0;         // first observation row in the group
+    int rows = 0;        // residual size
+    int item_begin = 0;  // its camera blocks: items[item_begin, item_end)
+    int item_end = 0;
+  };
+  // One (residual block, variable camera block) pair.
+  struct Item {
+    int offset = 0;  // of the camera in the reduced camera vector
+    int size = 0;    // camera tangent size
+    int column = 0;  // first compact column of the camera in the hot rows
+    int entry = 0;   // index into ProblemStructure::group_cameras
+    int row = 0;     // its residual block's rows in the group
+    int rows = 0;
+  };
+
+  std::vector<int> rows;                // per group: observation rows m
+  std::vector<int> camera_width;        // per group: compact camera columns
+  std::vector<int> landmark_size;       // per group: d (0 without a landmark)
+  std::vector<int64_t> hot_offset;      // per group + 1, scalars
+  std::vector<int64_t> cold_offset;     // per group + 1, scalars
+  std::vector<int64_t> r_offset;        // per group + 1, doubles (d * d)
+  std::vector<int> segment_begin;       // per group + 1, into segments
+  std::vector<Segment> segments;
+  std::vector<Item> items;
+  // Per entry of ProblemStructure::group_cameras, the items of that camera in
+  // its group: entry_items[entry_item_begin[e], entry_item_begin[e + 1]).
+  std::vector<int> entry_item_begin;
+  std::vector<int> entry_items;
+  // Per group: its sizes (row, e, f) if it is uniform (header comment), all
+  // kDynamic otherwise. The kernels dispatch on them.
+  std::vector<BlockSizes> uniform_sizes;
+  // Per entry of ProblemStructure::residual_parameters: compact camera column,
+  // kLandmark or kConstant.
+  std::vector<int> column;
+  std::vector<int64_t> work;  // per group, for the work partition
+  int max_rows = 0;
+  int max_landmark_size = 0;
+  int max_camera_width = 0;
+  int64_t hot_scalars = 0;
+  int64_t cold_scalars = 0;
+  int64_t r_scalars = 0;
+  static constexpr int kLandmark = -2;
+  static constexpr int kConstant = -1;
+
+  // Scalars per hot row of group g: compact camera columns, then Q1's row.
+  int hot_stride(int g) const { return camera_width[g] + landmark_size[g]; }
+  // Scalars per cold row of group g: the landmark columns, then the residual.
+  int cold_stride(int g) const { return landmark_size[g] + 1; }
+  // Bytes of one precision's blocks (hot and cold rows in Scalar, R^ double).
+  int64_t RequiredBytes(int scalar_bytes) const {
+    return (hot_scalars + cold_scalars) * scalar_bytes +
+           r_scalars * static_cast<int64_t>(sizeof(double));
+  }
+};
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_BLOCK_LAYOUT_H_

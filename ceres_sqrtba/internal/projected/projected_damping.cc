@@ -1,0 +1,76 @@
+// ProjectedLandmarkBlocks::Damp (projected_landmark_blocks.h): for a new
+// diagonal, every landmark's thin Householder QR of [Jl; sqrt(lambda) D_l]
+// (thin_qr.h; Q1 into the hot rows, R^ for back substitution) and, while the
+// rows are in cache, the reduced right-hand side B^T r^ = Jp^T (r - Q1 Q1^T r).
+// Its own file because it is the one pass that runs once per trust-region
+// radius (a rejected step repeats it without a new Jacobian); the storage it
+// works on is defined in projected_landmark_blocks.cc.
+#include <algorithm>
+
+#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "ceres_sqrtba/internal/projected/thin_qr.h"
+#include "glog/logging.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+template <typename Scalar>
+void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visitor* visitor) {
+  const int ncp = s_.num_camera_parameters;
+  const int max_m = layout_.max_rows, max_d = layout_.max_landmark_size;
+  context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
+    double* acc = chunk_rhs_[chunk];
+    std::fill(acc, acc + ncp, 0.0);
+    const Scratch work = scratch(chunk);
+    double* q1 = work.q1;  // m x d, row-major
+    double* sl = work.tail;
+    double* t = sl + max_d;
+    if (visitor != nullptr) visitor->BeginChunk(chunk);
+    for (int g = gb; g < ge; ++g) {
+      const Group& grp = s_.groups[g];
+      const int d = grp.landmark_size;
+      const int m = layout_.rows[g];
+      const int cw = layout_.camera_width[g];
+      const int hs = cw + d;
+      Scalar* h = hot(g);
+      const Scalar* c = cold(g);
+      DCHECK_LE(m, max_m);
+      DCHECK_LE(d, max_d);
+      if (d > 0) {
+        const double* src = dvec + s_.parameter_blocks[grp.landmark].tangent_offset;
+        for (int k = 0; k < d; ++k) sl[k] = src[k];
+        auto store = [&](int i, int k, double v) {
+          q1[i * d + k] = v;
+          h[static_cast<int64_t>(i) * hs + cw + k] = static_cast<Scalar>(v);
+        };
+        ThinQr(m, d, c, d + 1, sl, work.qr, r_.data() + layout_.r_offset[g], store);
+        // t = Q1^T r.
+        std::fill(t, t + d, 0.0);
+        for (int i = 0; i < m; ++i) {
+          const double ri = c[i * (d + 1) + d];
+          for (int k = 0; k < d; ++k) t[k] += q1[i * d + k] * ri;
+        }
+      }
+      if (visitor != nullptr) visitor->Visit(chunk, g);
+      if (cw == 0) continue;
+      // B^T r^ = Jp^T (r - Q1 Q1^T r) (eq. (1) of projected_landmark_blocks.h).
+      for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
+        const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
+        for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+          double w = c[i * (d + 1) + d];
+          for (int k = 0; k < d; ++k) w -= q1[i * d + k] * t[k];
+          AddRowTransposeTimes(h + static_cast<int64_t>(i) * hs, layout_.items.data() + seg.item_begin,
+                               layout_.items.data() + seg.item_end, w, acc);
+        }
+      }
+    }
+  });
+  chunk_rhs_.SumInto(context_, ncp, rhs);
+}
+
+template void ProjectedLandmarkBlocks<float>::Damp(const double*, double*, Visitor*);
+template void ProjectedLandmarkBlocks<double>::Damp(const double*, double*, Visitor*);
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

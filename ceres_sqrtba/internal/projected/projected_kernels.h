@@ -1,0 +1,297 @@
+// The per-landmark kernels of the projected landmark blocks
+// (projected_landmark_blocks.h) that run most often: the reduced camera
+// system's product B^T B x (every PCG iteration) and the SCHUR_JACOBI
+// preconditioner's share Jc^T (I - Q1 Q1^T) Jc (every solve), with the row
+// helpers that the damping and back-substitution passes share.
+//
+// Why a header of their own. Both kernels come in two versions: a fixed-size
+// one for uniform groups (projected_block_layout.h) at the sizes listed in
+// fixed_size_dispatch.h, and a dynamic one for every other group. The entry
+// points MultiplyNormalGroup and AddReducedGramLowerGroup choose per group,
+// through DispatchBlockSizes on layout.uniform_sizes, and nothing else picks
+// a size. Both versions are visible here so that projected_kernels_test.cc
+// can check one against the other.
+//
+// Group g's hot rows h: layout.rows[g] rows of layout.hot_stride(g) scalars,
+// [ compact camera Jacobian (camera_width) | Q1 row (d) ].
+#ifndef CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_KERNELS_H_
+#define CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_KERNELS_H_
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+#include "ceres_sqrtba/internal/projected/projected_block_layout.h"
+#include "glog/logging.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+// One observation row of Jp times the camera vector x, over the cameras of
+// its residual block (items), accumulated in Acc.
+template <typename Acc, typename Scalar, typename X>
+inline Acc RowTimesCameras(const Scalar* row, const ProjectedBlockLayout::Item* begin,
+                           const ProjectedBlockLayout::Item* end, const X* x) {
+  Acc v = 0;
+  for (const ProjectedBlockLayout::Item* item = begin; item != end; ++item) {
+    for (int k = 0; k < item->size; ++k) v += static_cast<Acc>(row[item->column + k]) * x[item->offset + k];
+  }
+  return v;
+}
+
+// y (camera vector) += row^T w over the cameras of the row's residual block.
+template <typename Scalar, typename Y>
+inline void AddRowTransposeTimes(const Scalar* row, const ProjectedBlockLayout::Item* begin,
+                                 const ProjectedBlockLayout::Item* end, Y w, Y* y) {
+  for (const ProjectedBlockLayout::Item* item = begin; item != end; ++item) {
+    for (int k = 0; k < item->size; ++k) y[item->offset + k] += static_cast<Y>(row[item->column + k]) * w;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The product: y (reduced camera vector) += B^T B x = Jp^T (u - Q1 t),
+// u = Jp x, t = Q1^T u (projected_landmark_blocks.h, eq. (1)), in Scalar.
+// Two sweeps over the group's rows, the second from L1.
+
+// Any group. u: layout.rows[g] + layout.landmark_size[g] scalars.
+template <typename Scalar>
+void MultiplyNormalDynamic(const ProjectedBlockLayout& layout, int g, const Scalar* h, const Scalar* x,
+                           Scalar* y, Scalar* u) {
+  const int cw = layout.camera_width[g];
+  const int d = layout.landmark_size[g];
+  const int hs = cw + d;
+  const int m = layout.rows[g];
+  const int sb = layout.segment_begin[g], se = layout.segment_begin[g + 1];
+  const ProjectedBlockLayout::Item* items = layout.items.data();
+  Scalar* t = u + m;
+  for (int sg = sb; sg < se; ++sg) {
+    const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
+    for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+      u[i] = RowTimesCameras<Scalar>(h + static_cast<int64_t>(i) * hs, items + seg.item_begin,
+                                     items + seg.item_end, x);
+    }
+  }
+  for (int k = 0; k < d; ++k) t[k] = 0;
+  for (int i = 0; i < m; ++i) {
+    const Scalar* q = h + static_cast<int64_t>(i) * hs + cw;
+    for (int k = 0; k < d; ++k) t[k] += q[k] * u[i];
+  }
+  for (int sg = sb; sg < se; ++sg) {
+    const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
+    for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+      const Scalar* row = h + static_cast<int64_t>(i) * hs;
+      Scalar w = u[i];
+      for (int k = 0; k < d; ++k) w -= row[cw + k] * t[k];
+      AddRowTransposeTimes(row, items + seg.item_begin, items + seg.item_end, w, y);
+    }
+  }
+}
+
+// y_c += sum_a J_a^T w_a over the R rows J_a (F camera entries each, kStride
+// apart) of one observation, as one Eigen expression: the sum is evaluated
+// left to right per coefficient.
+template <int F, int kStride, typename Scalar, int... A>
+inline void AddRowsTransposeTimes(const Scalar* r, const Scalar* w, Scalar* y_c,
+                                  std::integer_sequence<int, A...>) {
+  using VF = Eigen::Matrix<Scalar, F, 1>;
+  Eigen::Map<VF>(y_c) += (... + (Eigen::Map<const VF>(r + A * kStride) * w[A]));
+}
+
+// A uniform group of sizes (R, E, F) with k observations (items: one per
+// observation, in row order): per observation R rows [J (F) | Q1 (E)] back
+// to back. The F-vectors go through Eigen's fixed-size kernels (SIMD
+// packets, summation order fixed by F).
+template <int R, int E, int F, typename Scalar>
+inline void MultiplyNormalFixed(const Scalar* __restrict h, int k,
+                                const ProjectedBlockLayout::Item* __restrict items,
+                                const Scalar* __restrict x, Scalar* __restrict y,
+                                Scalar* __restrict u) {
+  static_assert(R > 0 && E > 0 && F > 0, "a fixed-size kernel needs positive sizes");
+  using VF = Eigen::Matrix<Scalar, F, 1>;
+  constexpr int kStride = F + E;            // one hot row
+  constexpr int kObservation = R * kStride;  // one residual block's rows
+  Scalar t[E];
+  for (int c = 0; c < E; ++c) t[c] = 0;
+  for (int s = 0; s < k; ++s) {
+    DCHECK_EQ(items[s].size, F);
+    DCHECK_EQ(items[s].column, 0);
+    DCHECK_EQ(items[s].row, R * s);
+    const Scalar* r = h + kObservation * s;
+    const Eigen::Map<const VF> xc(x + items[s].offset);
+    Scalar us[R];
+    for (int a = 0; a < R; ++a) {
+      us[a] = Eigen::Map<const VF>(r + a * kStride).dot(xc);
+      u[R * s + a] = us[a];
+    }
+    // t += Q1_s^T u_s, the observation's R terms summed first.
+    for (int c = 0; c < E; ++c) {
+      Scalar v = r[F + c] * us[0];
+      for (int a = 1; a < R; ++a) v += r[a * kStride + F + c] * us[a];
+      t[c] += v;
+    }
+  }
+  for (int s = 0; s < k; ++s) {
+    const Scalar* r = h + kObservation * s;
+    Scalar w[R];
+    for (int a = 0; a < R; ++a) {
+      const Scalar* q = r + a * kStride + F;
+      Scalar p = q[0] * t[0];
+      for (int c = 1; c < E; ++c) p += q[c] * t[c];
+      w[a] = u[R * s + a] - p;
+    }
+    AddRowsTransposeTimes<F, kStride>(r, w, y + items[s].offset, std::make_integer_sequence<int, R>());
+  }
+}
+
+// Group g's B^T B x added to y, by the fixed-size kernel when the group is
+// uniform with listed sizes. u: layout.rows[g] + layout.landmark_size[g].
+template <typename Scalar>
+inline void MultiplyNormalGroup(const ProjectedBlockLayout& layout, int g, const Scalar* h,
+                                const Scalar* x, Scalar* y, Scalar* u) {
+  DispatchBlockSizes(layout.uniform_sizes[g], [&](auto fixed) {
+    using S = decltype(fixed);
+    if constexpr (S::kFixed) {
+      const int sb = layout.segment_begin[g], se = layout.segment_begin[g + 1];
+      DCHECK_EQ(layout.camera_width[g], S::kF);
+      DCHECK_EQ(layout.landmark_size[g], S::kE);
+      DCHECK_EQ(layout.rows[g], S::kRow * (se - sb));
+      MultiplyNormalFixed<S::kRow, S::kE, S::kF>(
+          h, se - sb, layout.items.data() + layout.segments[sb].item_begin, x, y, u);
+    } else {
+      MultiplyNormalDynamic(layout, g, h, x, y, u);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Camera Gram matrices, lower triangles (i >= k) of n x n row-major double
+// matrices; camera entry e (an index into ProblemStructure::group_cameras)
+// of group g, n its tangent size.
+
+// acc += Jc^T Jc (Jc: the camera's columns of the raw Jacobian).
+template <typename Scalar>
+void AddCameraGramLower(const ProjectedBlockLayout& layout, int g, int e, int n, const Scalar* h,
+                        double* acc) {
+  const int hs = layout.hot_stride(g);
+  for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
+    const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
+    DCHECK_EQ(item.size, n);
+    for (int r = item.row; r < item.row + item.rows; ++r) {
+      const Scalar* row = h + static_cast<int64_t>(r) * hs + item.column;
+      for (int i = 0; i < n; ++i) {
+        const double vi = row[i];
+        for (int k = 0; k <= i; ++k) acc[i * n + k] += vi * static_cast<double>(row[k]);
+      }
+    }
+  }
+}
+
+// acc += Jc^T Jc - W^T W, W = Q1^T Jc (d x n) over the camera's rows in the
+// group: any group, any number of residual blocks of the camera.
+template <typename Scalar>
+void AddReducedGramLowerDynamic(const ProjectedBlockLayout& layout, int g, int e, int n,
+                                const Scalar* h, double* acc) {
+  AddCameraGramLower(layout, g, e, n, h, acc);
+  const int d = layout.landmark_size[g];
+  if (d == 0) return;
+  const int cw = layout.camera_width[g];
+  const int hs = cw + d;
+  std::array<double, 256> small;
+  std::vector<double> large;
+  double* w = small.data();
+  if (d * n > static_cast<int>(small.size())) {
+    large.resize(static_cast<size_t>(d) * n);
+    w = large.data();
+  }
+  for (int i = 0; i < d * n; ++i) w[i] = 0.0;
+  for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
+    const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
+    for (int r = item.row; r < item.row + item.rows; ++r) {
+      const Scalar* row = h + static_cast<int64_t>(r) * hs;
+      const Scalar* jc = row + item.column;
+      for (int a = 0; a < d; ++a) {
+        const double q = row[cw + a];
+        for (int k = 0; k < n; ++k) w[a * n + k] += q * static_cast<double>(jc[k]);
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k <= i; ++k) {
+      double v = 0.0;
+      for (int a = 0; a < d; ++a) v += w[a * n + i] * w[a * n + k];
+      acc[i * n + k] -= v;
+    }
+  }
+}
+
+// A camera with one residual block in a uniform group of sizes (R, E, F):
+// its R rows J_a (F) each followed by their Q1 row q_a (E), F + E scalars
+// apart, from r on. acc += J^T M J, with the R x R projector
+// M = I - [q_0; ...] [q_0; ...]^T formed first, all in double.
+template <int R, int E, int F, typename Scalar>
+inline void AddReducedGramLowerFixed(const Scalar* r, double* acc) {
+  static_assert(R > 0 && E > 0 && F > 0, "a fixed-size kernel needs positive sizes");
+  constexpr int kStride = F + E;
+  double m[R][R];
+  for (int a = 0; a < R; ++a) {
+    for (int b = a; b < R; ++b) {
+      const Scalar* qa = r + a * kStride + F;
+      const Scalar* qb = r + b * kStride + F;
+      double v = a == b ? 1.0 : 0.0;
+      for (int c = 0; c < E; ++c) v -= static_cast<double>(qa[c]) * qb[c];
+      m[a][b] = v;
+      m[b][a] = v;
+    }
+  }
+  double j[R][F], z[R][F];  // z = M J
+  for (int a = 0; a < R; ++a) {
+    for (int k = 0; k < F; ++k) j[a][k] = r[a * kStride + k];
+  }
+  for (int k = 0; k < F; ++k) {
+    for (int a = 0; a < R; ++a) {
+      double v = m[a][0] * j[0][k];
+      for (int b = 1; b < R; ++b) v += m[a][b] * j[b][k];
+      z[a][k] = v;
+    }
+  }
+  for (int i = 0; i < F; ++i) {
+    for (int k = 0; k <= i; ++k) {
+      double v = j[0][i] * z[0][k];
+      for (int a = 1; a < R; ++a) v += j[a][i] * z[a][k];
+      acc[i * F + k] += v;
+    }
+  }
+}
+
+// Camera entry e's diagonal block of group g's B^T B added to acc (the
+// landmark's share of the preconditioner's Schur-complement block), by the
+// fixed-size kernel when the group is uniform with listed sizes and the
+// camera has one residual block in it.
+template <typename Scalar>
+inline void AddReducedGramLowerGroup(const ProjectedBlockLayout& layout, int g, int e, int n,
+                                     const Scalar* h, double* acc) {
+  DispatchBlockSizes(layout.uniform_sizes[g], [&](auto fixed) {
+    using S = decltype(fixed);
+    if constexpr (S::kFixed) {
+      const int ib = layout.entry_item_begin[e];
+      if (layout.entry_item_begin[e + 1] - ib == 1) {
+        DCHECK_EQ(n, S::kF);
+        DCHECK_EQ(layout.hot_stride(g), S::kF + S::kE);
+        const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ib]];
+        AddReducedGramLowerFixed<S::kRow, S::kE, S::kF>(
+            h + static_cast<int64_t>(item.row) * (S::kF + S::kE), acc);
+        return;
+      }
+    }
+    AddReducedGramLowerDynamic(layout, g, e, n, h, acc);
+  });
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_KERNELS_H_

@@ -1,0 +1,380 @@
+// The fixed-size kernels of the projected blocks (projected_kernels.h) against
+// their dynamic versions, for every shape of fixed_size_dispatch.h's list, in
+// float and double; and the dispatch: which shapes take a fixed kernel, which
+// groups the layout calls uniform, and which kernel the per-group entry points
+// run.
+//
+// Tolerances. The two versions of a kernel compute the same sums in
+// different orders, so they differ by rounding only. Each is within
+// gamma_N * b of the exact value, componentwise (Higham, "Accuracy and
+// Stability of Numerical Algorithms", sec. 3.1: a sum of n products computed
+// in any order has an error of at most gamma_n = n u / (1 - n u) times the sum
+// of the absolute values of its terms), where b is the same computation on
+// absolute values and N bounds the length of the longest chain of roundings
+// (sums of F, E, m and R terms, each rounding once more when it is
+// accumulated). Two such results differ by at most 2 gamma_N b. That is a few
+// dozen units in the last place of each entry's own scale: tight enough that
+// any wrong index, sign or term of a kernel fails, as it moves entries by
+// about b itself.
+#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/projected/projected_block_layout.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+// Which sizes a dispatch hands to its callback.
+BlockSizes Dispatched(const BlockSizes& sizes, bool* fixed) {
+  return DispatchBlockSizes(sizes, [&](auto s) {
+    using S = decltype(s);
+    *fixed = S::kFixed;
+    return BlockSizes{S::kRow, S::kE, S::kF};
+  });
+}
+
+TEST(FixedSizeDispatch, ListedBlockSizesTakeTheFixedKernel) {
+  for (const BlockSizes& sizes : {BlockSizes{2, 3, 9}, BlockSizes{2, 3, 6}, BlockSizes{2, 3, 7}}) {
+    bool fixed = false;
+    EXPECT_TRUE(Dispatched(sizes, &fixed) == sizes);
+    EXPECT_TRUE(fixed) << sizes.row << "," << sizes.e << "," << sizes.f;
+  }
+}
+
+TEST(FixedSizeDispatch, OtherBlockSizesTakeTheDynamicKernel) {
+  const BlockSizes dynamic{kDynamic, kDynamic, kDynamic};
+  for (const BlockSizes& sizes : {BlockSizes{2, 3, 8}, BlockSizes{3, 3, 9}, BlockSizes{2, 4, 9},
+                                  BlockSizes{1, 3, 6}, BlockSizes{2, 0, 9}, BlockSizes{2, 3, 3},
+                                  BlockSizes()}) {
+    bool fixed = true;
+    EXPECT_TRUE(Dispatched(sizes, &fixed) == dynamic);
+    EXPECT_FALSE(fixed) << sizes.row << "," << sizes.e << "," << sizes.f;
+  }
+}
+
+TEST(FixedSizeDispatch, CameraSizes) {
+  for (int f = -1; f <= 12; ++f) {
+    const bool listed = f == 3 || f == 6 || f == 7 || f == 9;
+    DispatchCameraSize(f, [&](auto s) {
+      using S = decltype(s);
+      EXPECT_EQ(S::kFixed, listed) << f;
+      EXPECT_EQ(S::kF, listed ? f : kDynamic) << f;
+      EXPECT_EQ(S::kRow, kDynamic);
+      EXPECT_EQ(S::kE, kDynamic);
+    });
+  }
+}
+
+// A random linear problem (test_problems.h) with its structure and layout.
+struct KernelProblem {
+  explicit KernelProblem(const testing::RandomProblemConfig& config) : problem(MakeRandomProblem(config)) {
+    std::string error;
+    EXPECT_TRUE(BuildProblemStructure(*problem.problem, nullptr, &s, &error)) << error;
+    layout = std::make_unique<ProjectedBlockLayout>(s);
+  }
+  testing::RandomProblem problem;
+  ProblemStructure s;
+  std::unique_ptr<ProjectedBlockLayout> layout;
+};
+
+// Residual blocks of `row` rows, each on one camera of size f and one
+// landmark of size e; landmark 1 is seen twice by one camera (a camera with
+// two residual blocks in a group), landmark 0 once.
+testing::RandomProblemConfig UniformConfig(int row, int e, int f, unsigned seed) {
+  testing::RandomProblemConfig c;
+  c.num_cameras = 8;
+  c.camera_size = f;
+  c.num_landmarks = 30;
+  c.landmark_sizes = {e};
+  c.residual_size = row;
+  c.min_observations = 2;
+  c.max_observations = 6;
+  c.repeat_camera = true;
+  c.single_observation = true;
+  c.seed = seed;
+  return c;
+}
+
+TEST(ProjectedBlockLayout, UniformSizes) {
+  for (const BlockSizes& sizes : {BlockSizes{2, 3, 9}, BlockSizes{2, 3, 6}, BlockSizes{3, 3, 8}}) {
+    KernelProblem problem(UniformConfig(sizes.row, sizes.e, sizes.f, 7));
+    for (const BlockSizes& u : problem.layout->uniform_sizes) EXPECT_TRUE(u == sizes);
+  }
+  // Two cameras (pose, shared intrinsics) per residual block: not uniform.
+  testing::RandomProblemConfig c = UniformConfig(2, 3, 6, 8);
+  c.intrinsics_size = 3;
+  KernelProblem two_cameras(c);
+  for (const BlockSizes& u : two_cameras.layout->uniform_sizes) EXPECT_TRUE(u == BlockSizes());
+  // Each group has its own landmark size.
+  c = UniformConfig(2, 3, 9, 9);
+  c.landmark_sizes = {1, 2, 3, 4};
+  KernelProblem landmarks(c);
+  for (size_t g = 0; g < landmarks.s.groups.size(); ++g) {
+    EXPECT_TRUE((landmarks.layout->uniform_sizes[g] == BlockSizes{2, landmarks.s.groups[g].landmark_size, 9}));
+  }
+}
+
+// gamma_n of Scalar's unit roundoff.
+template <typename Scalar>
+double Gamma(int n) {
+  const double u = std::numeric_limits<Scalar>::epsilon() / 2;
+  return n * u / (1 - n * u);
+}
+
+template <typename Scalar>
+std::vector<Scalar> RandomValues(int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<Scalar> v(static_cast<size_t>(n));
+  for (Scalar& x : v) x = static_cast<Scalar>(dist(rng));
+  return v;
+}
+
+// What a kernel adds to `size` zeros.
+template <typename T, typename Kernel>
+std::vector<T> AddedToZero(int size, const Kernel& kernel) {
+  std::vector<T> out(size, T(0));
+  kernel(out.data());
+  return out;
+}
+
+// Random hot rows (camera Jacobians and Q1 rows; the kernels' identities hold
+// for any Q1, orthonormal or not), a random camera vector, and each kernel's
+// result on group g (camera entry e) added to zeros.
+template <typename Scalar>
+struct RandomRows {
+  RandomRows(const KernelProblem& problem, unsigned seed)
+      : layout(*problem.layout),
+        num_camera_parameters(problem.s.num_camera_parameters),
+        hot(RandomValues<Scalar>(layout.hot_scalars, seed)),
+        x(RandomValues<Scalar>(num_camera_parameters, seed + 1)),
+        u(layout.max_rows + layout.max_landmark_size) {}
+  const Scalar* h(int g) const { return hot.data() + layout.hot_offset[g]; }
+
+  template <typename S>
+  std::vector<Scalar> FixedProduct(int g) {
+    const int sb = layout.segment_begin[g], k = layout.segment_begin[g + 1] - sb;
+    const ProjectedBlockLayout::Item* items = layout.items.data() + layout.segments[sb].item_begin;
+    return AddedToZero<Scalar>(num_camera_parameters, [&](Scalar* y) {
+      MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h(g), k, items, x.data(), y, u.data());
+    });
+  }
+  std::vector<Scalar> DynamicProduct(int g) {
+    return AddedToZero<Scalar>(num_camera_parameters,
+                               [&](Scalar* y) { MultiplyNormalDynamic(layout, g, h(g), x.data(), y, u.data()); });
+  }
+  std::vector<Scalar> GroupProduct(int g) {
+    return AddedToZero<Scalar>(num_camera_parameters,
+                               [&](Scalar* y) { MultiplyNormalGroup(layout, g, h(g), x.data(), y, u.data()); });
+  }
+  // Lower triangles, n x n.
+  template <typename S>
+  std::vector<double> FixedGram(int g, int e) {
+    const int row = layout.items[layout.entry_items[layout.entry_item_begin[e]]].row;
+    return AddedToZero<double>(S::kF * S::kF, [&](double* acc) {
+      AddReducedGramLowerFixed<S::kRow, S::kE, S::kF>(h(g) + row * layout.hot_stride(g), acc);
+    });
+  }
+  std::vector<double> DynamicGram(int g, int e, int n) {
+    return AddedToZero<double>(n * n, [&](double* acc) { AddReducedGramLowerDynamic(layout, g, e, n, h(g), acc); });
+  }
+  std::vector<double> GroupGram(int g, int e, int n) {
+    return AddedToZero<double>(n * n, [&](double* acc) { AddReducedGramLowerGroup(layout, g, e, n, h(g), acc); });
+  }
+
+  const ProjectedBlockLayout& layout;
+  const int num_camera_parameters;
+  std::vector<Scalar> hot;
+  std::vector<Scalar> x;
+  std::vector<Scalar> u;  // the product's scratch
+};
+
+// The product on absolute values, |J|^T (|J||x| + |Q1| |Q1|^T |J||x|), per
+// entry of the reduced camera vector (the b of the header comment).
+template <typename Scalar>
+std::vector<double> ProductMagnitude(const ProjectedBlockLayout& layout, int g, const Scalar* h,
+                                     const Scalar* x, int num_camera_parameters) {
+  const int hs = layout.hot_stride(g), cw = layout.camera_width[g], d = layout.landmark_size[g];
+  const int m = layout.rows[g];
+  std::vector<double> u(m, 0.0), t(d, 0.0), b(num_camera_parameters, 0.0);
+  for (int sg = layout.segment_begin[g]; sg < layout.segment_begin[g + 1]; ++sg) {
+    const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
+    for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+      for (int it = seg.item_begin; it < seg.item_end; ++it) {
+        const ProjectedBlockLayout::Item& item = layout.items[it];
+        for (int k = 0; k < item.size; ++k) {
+          u[i] += std::abs(double(h[i * hs + item.column + k])) * std::abs(double(x[item.offset + k]));
+        }
+      }
+      for (int c = 0; c < d; ++c) t[c] += std::abs(double(h[i * hs + cw + c])) * u[i];
+    }
+  }
+  for (int sg = layout.segment_begin[g]; sg < layout.segment_begin[g + 1]; ++sg) {
+    const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
+    for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+      double w = u[i];
+      for (int c = 0; c < d; ++c) w += std::abs(double(h[i * hs + cw + c])) * t[c];
+      for (int it = seg.item_begin; it < seg.item_end; ++it) {
+        const ProjectedBlockLayout::Item& item = layout.items[it];
+        for (int k = 0; k < item.size; ++k) b[item.offset + k] += std::abs(double(h[i * hs + item.column + k])) * w;
+      }
+    }
+  }
+  return b;
+}
+
+// |Jc|^T |Jc| + |W|^T |W| with |W| = |Q1|^T |Jc|: camera entry e's Gram block
+// on absolute values.
+template <typename Scalar>
+std::vector<double> GramMagnitude(const ProjectedBlockLayout& layout, int g, int e, int n, const Scalar* h) {
+  const int hs = layout.hot_stride(g), cw = layout.camera_width[g], d = layout.landmark_size[g];
+  std::vector<double> b(n * n, 0.0), w(d * n, 0.0);
+  for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
+    const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
+    for (int r = item.row; r < item.row + item.rows; ++r) {
+      const Scalar* jc = h + r * hs + item.column;
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < n; ++k) b[i * n + k] += std::abs(double(jc[i])) * std::abs(double(jc[k]));
+        for (int c = 0; c < d; ++c) w[c * n + i] += std::abs(double(h[r * hs + cw + c])) * std::abs(double(jc[i]));
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < n; ++k) {
+      for (int c = 0; c < d; ++c) b[i * n + k] += w[c * n + i] * w[c * n + k];
+    }
+  }
+  return b;
+}
+
+// The residual blocks of camera entry e in its group.
+int NumItems(const ProjectedBlockLayout& layout, int e) {
+  return layout.entry_item_begin[e + 1] - layout.entry_item_begin[e];
+}
+
+template <typename Scalar>
+class ProjectedKernels : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(ProjectedKernels, Scalars);
+
+// Calls fn(S(), problem, data) for every listed (row, e, f) shape S, with a
+// problem of uniform groups of that shape and random rows on it: a shape added
+// to the list is tested here without a change.
+template <typename Scalar, typename Fn, typename... Entries>
+void ForEachListedShape(SizesList<Entries...>, unsigned seed, const Fn& fn) {
+  auto run = [&](auto shape) {
+    using S = decltype(shape);
+    KernelProblem problem(UniformConfig(S::kRow, S::kE, S::kF, seed));
+    RandomRows<Scalar> data(problem, seed + 1);
+    fn(shape, problem, data);
+  };
+  (run(Entries()), ...);
+}
+
+// "r,e,f" of a listed shape, for messages.
+template <typename S>
+std::string Name() {
+  return std::to_string(S::kRow) + "," + std::to_string(S::kE) + "," + std::to_string(S::kF);
+}
+
+TYPED_TEST(ProjectedKernels, FixedProductEqualsDynamic) {
+  ForEachListedShape<TypeParam>(FixedBlockSizesList(), 11, [](auto shape, const KernelProblem&,
+                                                               RandomRows<TypeParam>& data) {
+    using S = decltype(shape);
+    const ProjectedBlockLayout& layout = data.layout;
+    int compared = 0;
+    for (int g = 0; g < static_cast<int>(layout.rows.size()); ++g) {
+      ASSERT_TRUE((layout.uniform_sizes[g] == BlockSizes{S::kRow, S::kE, S::kF})) << Name<S>();
+      const std::vector<TypeParam> fixed = data.template FixedProduct<S>(g);
+      const std::vector<TypeParam> dynamic = data.DynamicProduct(g);
+      const std::vector<double> b =
+          ProductMagnitude(layout, g, data.h(g), data.x.data(), data.num_camera_parameters);
+      const double tolerance = 2 * Gamma<TypeParam>(2 * (S::kF + S::kE + layout.rows[g]) + 4);
+      for (int i = 0; i < data.num_camera_parameters; ++i) {
+        EXPECT_LE(std::abs(double(fixed[i]) - double(dynamic[i])), tolerance * b[i])
+            << Name<S>() << " group " << g << " entry " << i << ": " << fixed[i] << " vs " << dynamic[i];
+        compared += b[i] > 0;
+      }
+    }
+    EXPECT_GT(compared, 0) << Name<S>();
+  });
+}
+
+TYPED_TEST(ProjectedKernels, FixedGramEqualsDynamic) {
+  ForEachListedShape<TypeParam>(FixedBlockSizesList(), 13, [](auto shape, const KernelProblem& problem,
+                                                               RandomRows<TypeParam>& data) {
+    using S = decltype(shape);
+    // Both kernels compute in double, whatever the blocks hold.
+    const double tolerance = 2 * Gamma<double>(2 * (S::kRow + S::kE + S::kRow) + 4);
+    int compared = 0;
+    for (int g = 0; g < static_cast<int>(problem.s.groups.size()); ++g) {
+      const Group& group = problem.s.groups[g];
+      for (int e = group.camera_begin; e < group.camera_end; ++e) {
+        if (NumItems(data.layout, e) != 1) continue;  // the fixed kernel's case
+        const std::vector<double> fixed = data.template FixedGram<S>(g, e);
+        const std::vector<double> dynamic = data.DynamicGram(g, e, S::kF);
+        const std::vector<double> b = GramMagnitude(data.layout, g, e, S::kF, data.h(g));
+        for (int i = 0; i < S::kF; ++i) {
+          for (int k = 0; k <= i; ++k) {
+            const int at = i * S::kF + k;
+            EXPECT_LE(std::abs(fixed[at] - dynamic[at]), tolerance * b[at])
+                << Name<S>() << " group " << g << " camera entry " << e << " (" << i << "," << k << ")";
+          }
+        }
+        ++compared;
+      }
+    }
+    EXPECT_GT(compared, 0) << Name<S>();
+  });
+}
+
+// The entry points run the fixed kernels for groups of listed shapes (the
+// same bits), and the dynamic ones for the others.
+TYPED_TEST(ProjectedKernels, GroupEntryPointsDispatch) {
+  ForEachListedShape<TypeParam>(FixedBlockSizesList(), 15, [](auto shape, const KernelProblem& problem,
+                                                               RandomRows<TypeParam>& data) {
+    using S = decltype(shape);
+    int repeated = 0;
+    for (int g = 0; g < static_cast<int>(problem.s.groups.size()); ++g) {
+      EXPECT_EQ(data.GroupProduct(g), data.template FixedProduct<S>(g)) << Name<S>();
+      for (int e = problem.s.groups[g].camera_begin; e < problem.s.groups[g].camera_end; ++e) {
+        // A camera with two residual blocks in the group: the dynamic kernel.
+        const bool single = NumItems(data.layout, e) == 1;
+        repeated += !single;
+        EXPECT_EQ(data.GroupGram(g, e, S::kF),
+                  single ? data.template FixedGram<S>(g, e) : data.DynamicGram(g, e, S::kF))
+            << Name<S>();
+      }
+    }
+    EXPECT_GT(repeated, 0) << Name<S>();
+  });
+  // Uniform with unlisted sizes, and not uniform.
+  testing::RandomProblemConfig two_cameras = UniformConfig(2, 3, 6, 17);
+  two_cameras.intrinsics_size = 3;
+  for (const testing::RandomProblemConfig& c : {UniformConfig(2, 3, 8, 18), UniformConfig(3, 3, 9, 19), two_cameras}) {
+    KernelProblem problem(c);
+    RandomRows<TypeParam> data(problem, 20);
+    for (int g = 0; g < static_cast<int>(problem.s.groups.size()); ++g) {
+      EXPECT_EQ(data.GroupProduct(g), data.DynamicProduct(g));
+      for (int e = problem.s.groups[g].camera_begin; e < problem.s.groups[g].camera_end; ++e) {
+        const int n = problem.s.parameter_blocks[problem.s.group_cameras[e]].tangent_size;
+        EXPECT_EQ(data.GroupGram(g, e, n), data.DynamicGram(g, e, n));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace ceres_sqrtba
