@@ -245,6 +245,29 @@ TEST(Pcg, FloatAgreesWithDoubleToFloatAccuracy) {
   EXPECT_LT((xf.cast<double>() - xd).norm() / xd.norm(), 1e-3) << s.message;
 }
 
+TEST(Pcg, InnerProductsAccumulateInDouble) {
+  // b = (4096, 1, ..., 1) with 1000 ones, A = diag(1, 2, ..., 2): one step
+  // gives x = alpha b with alpha = b'b / b'Ab = (2^24 + 1000) / (2^24 + 2000).
+  // Summed in float, +1s added to 2^24 (ulp 2) are lost while +2s are not:
+  // alpha would be off by up to 6e-5 (1e-5 or more whatever the summation
+  // order); in double it is exact up to the final rounding to float (6e-8),
+  // hence 1e-6.
+  const int n = 1001;
+  Eigen::VectorXf diagonal = Eigen::VectorXf::Constant(n, 2.0f);
+  diagonal[0] = 1.0f;
+  DenseOperator<float> op(Eigen::MatrixXf(diagonal.asDiagonal()));
+  Eigen::VectorXf b = Eigen::VectorXf::Ones(n);
+  b[0] = 4096.0f;
+  PcgOptions options;
+  options.max_num_iterations = 1;
+  options.q_tolerance = 0.0;
+  Pcg<float> pcg(n);
+  Eigen::VectorXf x(n);
+  pcg.Solve(&op, nullptr, b.data(), x.data(), options);
+  const double alpha = (16777216.0 + 1000.0) / (16777216.0 + 2000.0);
+  EXPECT_NEAR(x[0] / 4096.0, alpha, 1e-6);
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace ceres_sqrtba
