@@ -7,69 +7,11 @@
 #include <numeric>
 #include <sstream>
 
+#include "ceres_sqrtba/internal/problem/independent_set.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
-
-// Greedy maximal independent set of the co-occurrence graph of the variable
-// parameter blocks, visiting vertices by increasing degree (ties in problem
-// order). This is how Ceres picks the blocks to eliminate when no ordering is
-// given: in bundle adjustment points have far fewer neighbours than cameras,
-// so the points are chosen.
-std::vector<bool> FindIndependentSet(const ProblemStructure& s,
-                                     const std::vector<ResidualBlockInfo>& rbs) {
-  const int n = static_cast<int>(s.parameter_blocks.size());
-  // Adjacency as CSR, built from the residual blocks' variable blocks.
-  std::vector<int> count(n + 1, 0);
-  for (const auto& rb : rbs) {
-    int k = 0;
-    for (int i = 0; i < rb.num_parameter_blocks; ++i) {
-      if (!s.parameter_blocks[s.residual_parameters[rb.parameter_begin + i]].is_constant) ++k;
-    }
-    for (int i = 0; i < rb.num_parameter_blocks; ++i) {
-      const int p = s.residual_parameters[rb.parameter_begin + i];
-      if (!s.parameter_blocks[p].is_constant) count[p + 1] += k - 1;
-    }
-  }
-  std::partial_sum(count.begin(), count.end(), count.begin());
-  std::vector<int> adj(count[n]);
-  std::vector<int> fill(count.begin(), count.end() - 1);
-  for (const auto& rb : rbs) {
-    for (int i = 0; i < rb.num_parameter_blocks; ++i) {
-      const int p = s.residual_parameters[rb.parameter_begin + i];
-      if (s.parameter_blocks[p].is_constant) continue;
-      for (int j = 0; j < rb.num_parameter_blocks; ++j) {
-        const int q = s.residual_parameters[rb.parameter_begin + j];
-        if (q == p || s.parameter_blocks[q].is_constant) continue;
-        adj[fill[p]++] = q;
-      }
-    }
-  }
-  std::vector<int> degree(n, 0);
-  for (int p = 0; p < n; ++p) {
-    auto b = adj.begin() + count[p], e = adj.begin() + count[p + 1];
-    std::sort(b, e);
-    degree[p] = static_cast<int>(std::unique(b, e) - b);
-  }
-  std::vector<int> order;
-  for (int p = 0; p < n; ++p) {
-    if (!s.parameter_blocks[p].is_constant) order.push_back(p);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return degree[a] < degree[b]; });
-  enum Color { kWhite, kGrey, kBlack };
-  std::vector<Color> color(n, kWhite);
-  std::vector<bool> in_set(n, false);
-  for (int p : order) {
-    if (color[p] != kWhite) continue;
-    color[p] = kBlack;
-    in_set[p] = true;
-    for (int i = count[p]; i < count[p] + degree[p]; ++i) {
-      if (color[adj[i]] == kWhite) color[adj[i]] = kGrey;
-    }
-  }
-  return in_set;
-}
 
 std::string SizeString(const std::vector<int>& sizes) {
   if (sizes.empty()) return "d";
@@ -234,7 +176,18 @@ bool ChooseLandmarks(const ProblemStructure& s, const std::vector<ResidualBlockI
                      const ceres::ParameterBlockOrdering* ordering, std::vector<bool>* is_landmark,
                      std::string* error) {
   if (ordering == nullptr || ordering->NumGroups() <= 1) {
-    *is_landmark = FindIndependentSet(s, residuals);
+    // The residual blocks as hyperedges over their parameter blocks.
+    const int n = static_cast<int>(s.parameter_blocks.size());
+    std::vector<bool> is_constant(n);
+    for (int i = 0; i < n; ++i) is_constant[i] = s.parameter_blocks[i].is_constant;
+    std::vector<int> edge_begin(1, 0);
+    std::vector<int> edge_vertices;
+    for (const ResidualBlockInfo& rb : residuals) {
+      const auto first = s.residual_parameters.begin() + rb.parameter_begin;
+      edge_vertices.insert(edge_vertices.end(), first, first + rb.num_parameter_blocks);
+      edge_begin.push_back(static_cast<int>(edge_vertices.size()));
+    }
+    *is_landmark = EliminationIndependentSet(n, is_constant, edge_begin, edge_vertices);
     return true;
   }
   if (ordering->NumElements() != static_cast<int>(s.parameter_blocks.size())) {
