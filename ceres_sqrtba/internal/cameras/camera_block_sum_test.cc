@@ -34,7 +34,7 @@ void Build(int num_cameras, int camera_size, BlockProblem* out) {
   config.max_observations = 3;
   out->problem = testing::MakeRandomProblem(config);
   std::string error;
-  ASSERT_TRUE(BuildProblemStructure(*out->problem.problem, nullptr, &out->s, &error)) << error;
+  ASSERT_EQ(BuildProblemStructure(*out->problem.problem, nullptr, &out->s, &error), StructureStatus::kOk) << error;
   out->partition = WorkPartition(static_cast<int>(out->s.groups.size()), {}, 64, 1);
   ASSERT_EQ(out->partition.num_chunks(), 64);
 }

@@ -80,7 +80,7 @@ TEST(FixedSizeDispatch, CameraSizes) {
 struct KernelProblem {
   explicit KernelProblem(const testing::RandomProblemConfig& config) : problem(MakeRandomProblem(config)) {
     std::string error;
-    EXPECT_TRUE(BuildProblemStructure(*problem.problem, nullptr, &s, &error)) << error;
+    EXPECT_EQ(BuildProblemStructure(*problem.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
     layout = std::make_unique<ProjectedBlockLayout>(s);
   }
   testing::RandomProblem problem;
