@@ -163,7 +163,7 @@ struct SolverFixture {
     solver = std::make_unique<Solver>(s, *layout, partition, &context, IterativeSchurOptions());
     std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters), y(s.num_effective_parameters);
     double cost, jy;
-    evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer());
+    evaluator->EvaluateJacobian(x.data(), true, &cost, g.data(), solver->writer());
     std::vector<double> d(s.num_effective_parameters, 0.1);
     solver->Solve(d.data(), 0.1, y.data(), &jy);
     for (const Group& group : s.groups) observations += group.num_rows / 2;

@@ -94,10 +94,10 @@ struct LinearSolverFixture {
     DenseWriter dense(s);
     double cost;
     Eigen::VectorXd g(s.num_effective_parameters);
-    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), &dense));
+    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), true, &cost, g.data(), &dense));
     j = dense.j;
     r = dense.r;
-    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), &cost, g.data(), solver->writer()));
+    EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), true, &cost, g.data(), solver->writer()));
   }
   internal::ParallelContext context;
   internal::ProblemStructure s;

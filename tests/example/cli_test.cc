@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "example_test_util.h"
 #include "gtest/gtest.h"
 #include "run_csv.h"
@@ -299,20 +300,14 @@ TEST(ExampleCli, ProblemsThatCannotBeSolved) {
       dir);
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_NE(result.out.find("Solver Summary"), std::string::npos);
-  EXPECT_NE(result.out.find("FAILURE (Initial residual and Jacobian "
-                            "evaluation failed. The residual block "),
-            std::string::npos)
-      << result.out;
+  const std::string failed = ceres_sqrtba::internal::kInitialEvaluationFailed;
+  EXPECT_NE(result.out.find("FAILURE (" + failed + " The residual block "), std::string::npos) << result.out;
   const std::vector<std::string> err = SplitLines(result.err);
   ASSERT_FALSE(err.empty());
   // glog's line from the solver comes first.
-  EXPECT_NE(result.err.find("] Terminating: Initial residual and Jacobian "
-                            "evaluation failed. The residual block "),
-            std::string::npos)
+  EXPECT_NE(result.err.find("] Terminating: " + failed + " The residual block "), std::string::npos)
       << result.err;
-  EXPECT_EQ(err.back().rfind("bundle_adjuster: error: solver failed: Initial residual and "
-                             "Jacobian evaluation failed. The residual block ", 0),
-            0u)
+  EXPECT_EQ(err.back().rfind("bundle_adjuster: error: solver failed: " + failed + " The residual block ", 0), 0u)
       << err.back();
   EXPECT_NE(err.back().find(" has a residual that is not finite or was not written (residual "),
             std::string::npos)

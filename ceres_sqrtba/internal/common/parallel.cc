@@ -1,6 +1,7 @@
 #include "ceres_sqrtba/internal/common/parallel.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -26,8 +27,12 @@ WorkPartition::WorkPartition(int n, const std::vector<int64_t>& work,
   begin_.push_back(n);
 }
 
+// More threads than the machine has only cost memory and start-up time (and
+// a huge count would make TBB fail): capped, as Ceres caps them.
 ParallelContext::ParallelContext(int num_threads)
-    : num_threads_(std::max(1, num_threads)),
+    : num_threads_(std::max(1, std::thread::hardware_concurrency() > 0
+                                   ? std::min<int>(num_threads, std::thread::hardware_concurrency())
+                                   : num_threads)),
       arena_(std::make_unique<tbb::task_arena>(num_threads_)) {}
 
 }  // namespace internal

@@ -382,9 +382,10 @@ std::vector<BadInputCase> BadInputCases() {
     o->linear_solver_ordering = ordering;
   };
   return {
-      {"bounds",
+      {"empty box",
        [](SyntheticBa* ba, ceres::Problem* p, Solver::Options*) {
-         p->SetParameterLowerBound(ba->points[3].data(), 1, -100.0);
+         p->SetParameterLowerBound(ba->points[3].data(), 1, 2.0);
+         p->SetParameterUpperBound(ba->points[3].data(), 1, -2.0);
        }},
       {"two landmarks",
        [points_first](SyntheticBa* ba, ceres::Problem* p, Solver::Options* o) {

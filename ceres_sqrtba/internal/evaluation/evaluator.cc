@@ -101,14 +101,50 @@ bool Evaluator::ComputePlusJacobians(const double* x) {
 
 bool Evaluator::EvaluateCost(const double* x, double* cost) {
   error_.clear();
+  if (!ComputePlusJacobians(x)) return false;
+  if (notifier_ != nullptr) notifier_->Prepare(x, false, true);
   return Evaluate(x, cost, nullptr, nullptr);
 }
 
-bool Evaluator::EvaluateJacobian(const double* x, double* cost, double* gradient,
-                                 JacobianWriter* writer) {
+bool Evaluator::EvaluateJacobian(const double* x, bool new_evaluation_point, double* cost,
+                                 double* gradient, JacobianWriter* writer) {
   error_.clear();
   if (!ComputePlusJacobians(x)) return false;
+  if (notifier_ != nullptr) notifier_->Prepare(x, true, new_evaluation_point);
   return Evaluate(x, cost, gradient, writer);
+}
+
+bool Evaluator::EvaluateFixedCost(double* cost) {
+  error_.clear();
+  *cost = 0.0;
+  if (s_.fixed_residual_blocks.empty()) return true;
+  if (notifier_ != nullptr) notifier_->PrepareForFixedCost();
+  Scratch& sc = scratch_.front();
+  std::vector<double> residuals;
+  for (size_t k = 0; k < s_.fixed_residual_blocks.size(); ++k) {
+    const FixedResidualBlock& fixed = s_.fixed_residual_blocks[k];
+    const int m = fixed.cost_function->num_residuals();
+    residuals.assign(m, std::numeric_limits<double>::quiet_NaN());
+    sc.parameters.resize(std::max<size_t>(sc.parameters.size(), fixed.parameters.size()));
+    for (size_t i = 0; i < fixed.parameters.size(); ++i) sc.parameters[i] = fixed.parameters[i];
+    double block_cost = std::numeric_limits<double>::quiet_NaN();
+    if (fixed.cost_function->Evaluate(sc.parameters.data(), residuals.data(), nullptr) &&
+        AllFinite(residuals.data(), m)) {
+      double squared_norm = 0.0;
+      for (double r : residuals) squared_norm += r * r;
+      double rho[3] = {squared_norm, 1.0, 0.0};
+      if (fixed.loss_function != nullptr) fixed.loss_function->Evaluate(squared_norm, rho);
+      block_cost = 0.5 * rho[0];
+    }
+    if (!std::isfinite(block_cost)) {
+      // Ceres' message, which names the block by its index in the problem.
+      error_ = Format("Evaluation of the residual %.0f failed during removal of fixed residual blocks.",
+                      fixed.index);
+      return false;
+    }
+    *cost += block_cost;
+  }
+  return true;
 }
 
 bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
@@ -286,7 +322,12 @@ bool Evaluator::Plus(const double* x, const double* delta, double* x_plus_delta)
       for (int k = 0; k < pb.size; ++k) out[k] = xb[k] + db[k];
     } else if (!pb.manifold->Plus(xb, db, out)) {
       ok = false;
+      continue;
     }
+    if (pb.bounds_offset < 0) continue;
+    const double* lower = s_.lower_bounds.data() + pb.bounds_offset;
+    const double* upper = s_.upper_bounds.data() + pb.bounds_offset;
+    for (int k = 0; k < pb.size; ++k) out[k] = std::min(std::max(out[k], lower[k]), upper[k]);
   }
   return ok;
 }

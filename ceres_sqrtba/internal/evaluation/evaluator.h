@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/evaluation/evaluation_notifier.h"
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
@@ -33,17 +34,30 @@ class Evaluator {
             ParallelContext* context);
   ~Evaluator();
 
-  // Cost of the variable residual blocks at state x. False if a cost function
+  // Tells the user's evaluation callback about every evaluation from now on
+  // (evaluation_notifier.h); null: nobody is told.
+  void SetNotifier(EvaluationNotifier* notifier) { notifier_ = notifier; }
+
+  // Cost of the variable residual blocks at state x, a new evaluation point.
+  // False if a cost function (or a manifold's PlusJacobian, as in Ceres)
   // failed.
   bool EvaluateCost(const double* x, double* cost);
 
   // Cost, gradient (tangent space, size num_effective_parameters) and the
-  // Jacobian, written through `writer`.
-  bool EvaluateJacobian(const double* x, double* cost, double* gradient,
+  // Jacobian, written through `writer` (null: the gradient only).
+  // new_evaluation_point: false when x is the point of the last cost
+  // evaluation (an accepted candidate), as Ceres tells the callback.
+  bool EvaluateJacobian(const double* x, bool new_evaluation_point, double* cost, double* gradient,
                         JacobianWriter* writer);
 
-  // x_plus_delta = Plus(x, delta) block by block. False if a manifold's Plus
-  // failed.
+  // The cost of the residual blocks whose parameter blocks are all constant
+  // (Ceres' fixed cost), from the user's values. False with Ceres' message
+  // when one fails to evaluate.
+  bool EvaluateFixedCost(double* cost);
+
+  // x_plus_delta = Plus(x, delta) block by block, each then projected onto
+  // its bounds (component by component, in ambient coordinates, as Ceres'
+  // ParameterBlock::Plus). False if a manifold's Plus failed.
   bool Plus(const double* x, const double* delta, double* x_plus_delta);
 
   // Why the last evaluation failed, naming the residual or parameter block
@@ -59,6 +73,7 @@ class Evaluator {
   const ProblemStructure& s_;
   const WorkPartition& partition_;
   ParallelContext* context_;
+  EvaluationNotifier* notifier_ = nullptr;
   int max_residuals_ = 0;
   int max_ambient_jacobian_ = 0;  // sum over a block's parameters of rows*size
   int max_tangent_jacobian_ = 0;

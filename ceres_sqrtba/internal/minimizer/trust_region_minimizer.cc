@@ -1,14 +1,15 @@
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 
 #include <Eigen/Core>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
 
+#include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "ceres_sqrtba/internal/minimizer/levenberg_marquardt_strategy.h"
+#include "ceres_sqrtba/internal/minimizer/line_search.h"
 #include "ceres_sqrtba/internal/minimizer/termination.h"
 #include "ceres_sqrtba/internal/minimizer/trust_region_step_evaluator.h"
 #include "glog/logging.h"
@@ -40,6 +41,10 @@ class Minimizer {
     negative_gradient_.resize(m);
     y_.resize(m);
     delta_.resize(m);
+    if (s.is_constrained) {
+      trial_delta_.resize(m);
+      trial_gradient_.resize(m);
+    }
     scale_ = Vector::Ones(m);
     LevenbergMarquardtOptions lm;
     lm.initial_radius = o_.initial_trust_region_radius;
@@ -69,6 +74,10 @@ class Minimizer {
         if (!HandleInvalidStep()) return Fail();
         continue;
       }
+      if (s_.is_constrained && o_.max_num_line_search_step_size_iterations > 0) {
+        // Ceres' projected line search enforces the bounds along the step.
+        DoLineSearch();
+      }
       ComputeCandidatePointAndEvaluateCost();
       if (precision_->CanSwitchToDouble()) {
         // A float step can be short because PCG stopped at float's rounding
@@ -78,7 +87,8 @@ class Minimizer {
         // double, and the solve continues in double. When double does not
         // fit, the float step stands.
         std::string unused;
-        const char* met = ParameterToleranceMet(StepNorm(), x_.norm(), o_.parameter_tolerance, &unused)
+        const char* met = (had_successful_step_ &&
+                           ParameterToleranceMet(StepNorm(), x_.norm(), o_.parameter_tolerance, &unused))
                               ? "parameter"
                           : FunctionToleranceMet(x_cost_ - candidate_cost_, x_cost_, o_.function_tolerance,
                                                  &unused)
@@ -98,9 +108,13 @@ class Minimizer {
           }
         }
       }
-      it_.step_norm = StepNorm();
+      // The parameter tolerance applies once a step has been accepted (Ceres:
+      // 2.2 skips it before, 2.1 compares against an x norm of -1 until
+      // then); 2.2 also leaves step_norm at 0 until then.
+      if (had_successful_step_ || !kStepNormOnlyAfterFirstSuccess) it_.step_norm = StepNorm();
       it_.cost_change = x_cost_ - candidate_cost_;
-      if (ParameterToleranceMet(it_.step_norm, x_.norm(), o_.parameter_tolerance, &summary_->message) ||
+      if ((had_successful_step_ &&
+           ParameterToleranceMet(it_.step_norm, x_.norm(), o_.parameter_tolerance, &summary_->message)) ||
           FunctionToleranceMet(it_.cost_change, x_cost_, o_.function_tolerance, &summary_->message)) {
         summary_->termination_type = ceres::CONVERGENCE;
         return;
@@ -131,15 +145,10 @@ class Minimizer {
   }
 
   // Ceres' message, then what failed (the evaluator names the block).
+  static constexpr const char* kEvaluationFailed = "Residual and Jacobian evaluation failed.";
   bool EvaluationFailure(const std::string& why) {
     evaluation_failed_ = true;
-    return Failure(why.empty() ? "Residual and Jacobian evaluation failed."
-                               : "Residual and Jacobian evaluation failed. " + why);
-  }
-
-  static std::string Lowercase(std::string s) {
-    if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-    return s;
+    return Failure(why.empty() ? std::string(kEvaluationFailed) : kEvaluationFailed + (" " + why));
   }
 
   double StepNorm() const { return (x_ - candidate_x_).norm(); }
@@ -148,10 +157,21 @@ class Minimizer {
     it_ = ceres::IterationSummary();
     it_.iteration = 0;
     it_.eta = o_.eta;
-    if (!EvaluateGradientAndJacobian()) {
-      // Ceres' message when the evaluation itself failed; a more precise one
-      // (e.g. single precision that cannot fall back to double) is kept.
-      if (evaluation_failed_) summary_->message = "Initial " + Lowercase(summary_->message);
+    if (s_.is_constrained) {
+      // A variable block that starts outside its box is moved onto it.
+      delta_.setZero();
+      if (!evaluator_->Plus(x_.data(), delta_.data(), candidate_x_.data())) {
+        return Failure("Unable to project initial point onto the feasible set.");
+      }
+      x_ = candidate_x_;
+    }
+    if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/true)) {
+      // The linked Ceres' message when the evaluation itself failed; a more
+      // precise one (e.g. single precision that cannot fall back to double)
+      // is kept.
+      if (evaluation_failed_) {
+        summary_->message = kInitialEvaluationFailed + summary_->message.substr(std::string(kEvaluationFailed).size());
+      }
       return false;
     }
     summary_->initial_cost = x_cost_ + ctx_.fixed_cost;
@@ -162,10 +182,11 @@ class Minimizer {
 
   // Cost, gradient and Jacobian at x_, the Jacobian written into the current
   // linear solver and scaled there; the projected gradient's norms.
-  bool EvaluateGradientAndJacobian() {
+  bool EvaluateGradientAndJacobian(bool new_evaluation_point) {
     LinearSolver* solver = precision_->solver();
     const double t0 = WallTimeInSeconds();
-    const bool ok = evaluator_->EvaluateJacobian(x_.data(), &x_cost_, gradient_.data(), solver->writer());
+    const bool ok =
+        evaluator_->EvaluateJacobian(x_.data(), new_evaluation_point, &x_cost_, gradient_.data(), solver->writer());
     stats_->jacobian_evaluation_time += WallTimeInSeconds() - t0;
     ++stats_->num_jacobian_evaluations;
     if (!ok) return EvaluationFailure(evaluator_->error());
@@ -191,7 +212,7 @@ class Minimizer {
         return false;
       }
       if (it_.iteration == 0) scale_computed_ = false;  // the scale saw overflowed values
-      return EvaluateGradientAndJacobian();
+      return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
     }
     negative_gradient_ = -gradient_;
     if (!evaluator_->Plus(x_.data(), negative_gradient_.data(), projected_.data())) {
@@ -339,7 +360,7 @@ class Minimizer {
   bool RecomputeStepInDouble(const std::string& reason, bool required) {
     if (!ContinueInDouble(reason, required)) return !required;
     const ceres::IterationSummary saved = it_;
-    if (!EvaluateGradientAndJacobian()) return false;
+    if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/false)) return false;
     it_ = saved;
     return ComputeTrustRegionStep();
   }
@@ -353,7 +374,7 @@ class Minimizer {
                   PrecisionPolicy::kMaxRejectionsInSinglePrecision);
     if (!ContinueInDouble(reason, /*required=*/true)) return false;
     const ceres::IterationSummary saved = it_;
-    if (!EvaluateGradientAndJacobian()) return false;
+    if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/false)) return false;
     it_ = saved;
     return true;
   }
@@ -373,6 +394,43 @@ class Minimizer {
     it_.relative_decrease = 0.0;
     it_.eta = o_.eta;
     return MaybeSwitchAfterRejections();
+  }
+
+  // Ceres' projected Armijo search along delta_ (line_search.h); scales
+  // delta_ by the step found.
+  void DoLineSearch() {
+    const ArmijoOptions options = ArmijoOptions::From(o_);
+    auto trial = [&](double a, bool evaluate_gradient, LineSample* sample) {
+      sample->x = a;
+      trial_delta_ = a * delta_;
+      if (!evaluator_->Plus(x_.data(), trial_delta_.data(), candidate_x_.data())) return;
+      const double t0 = WallTimeInSeconds();
+      const bool ok = evaluate_gradient
+                          ? evaluator_->EvaluateJacobian(candidate_x_.data(), true, &sample->value,
+                                                         trial_gradient_.data(), nullptr)
+                          : evaluator_->EvaluateCost(candidate_x_.data(), &sample->value);
+      const double seconds = WallTimeInSeconds() - t0;
+      if (evaluate_gradient) {
+        stats_->jacobian_evaluation_time += seconds;
+        ++stats_->num_jacobian_evaluations;
+        summary_->line_search_gradient_evaluation_time_in_seconds += seconds;
+      } else {
+        stats_->residual_evaluation_time += seconds;
+        ++stats_->num_residual_evaluations;
+        summary_->line_search_cost_evaluation_time_in_seconds += seconds;
+      }
+      if (!ok || !std::isfinite(sample->value)) return;
+      sample->value_is_valid = true;
+      if (!evaluate_gradient) return;
+      sample->gradient = delta_.dot(trial_gradient_);
+      sample->gradient_is_valid = std::isfinite(sample->gradient);
+    };
+    const LineSearchOutcome out = ArmijoSearch(options, x_cost_, gradient_.dot(delta_),
+                                               delta_.lpNorm<Eigen::Infinity>(), trial);
+    summary_->num_line_search_steps += out.num_iterations;
+    summary_->line_search_polynomial_minimization_time_in_seconds += out.polynomial_minimization_time;
+    summary_->line_search_total_time_in_seconds += out.total_time;
+    if (out.success) delta_ *= out.step;
   }
 
   void ComputeCandidatePointAndEvaluateCost() {
@@ -397,9 +455,10 @@ class Minimizer {
   }
 
   bool HandleSuccessfulStep() {
+    had_successful_step_ = true;
     precision_->StepAccepted();
     x_ = candidate_x_;
-    if (!EvaluateGradientAndJacobian()) return false;
+    if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/false)) return false;
     it_.step_is_successful = true;
     strategy_->StepAccepted(it_.relative_decrease);
     step_evaluator_->StepAccepted(candidate_cost_, model_cost_change_);
@@ -418,6 +477,7 @@ class Minimizer {
   std::unique_ptr<TrustRegionStepEvaluator> step_evaluator_;
   ceres::IterationSummary it_;
   Vector x_, candidate_x_, projected_, gradient_, negative_gradient_, y_, delta_, scale_;
+  Vector trial_delta_, trial_gradient_;  // the line search's (bounded problems only)
   double x_cost_ = std::numeric_limits<double>::max();
   double minimum_cost_ = std::numeric_limits<double>::max();
   double candidate_cost_ = 0.0;
@@ -426,6 +486,7 @@ class Minimizer {
   bool scale_computed_ = false;
   bool solver_scaled_ = false;
   bool evaluation_failed_ = false;
+  bool had_successful_step_ = false;
   double iteration_start_time_ = 0.0;
 };
 

@@ -79,6 +79,20 @@ void ReadParameterBlocks(const ceres::Problem& problem, ProblemStructure* s) {
     // A block with an empty tangent space cannot move: Ceres treats it as
     // constant, and so do we.
     pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;
+    for (int k = 0; k < pb.size; ++k) {
+      const double lower = problem.GetParameterLowerBound(blocks[i], k);
+      const double upper = problem.GetParameterUpperBound(blocks[i], k);
+      if (lower == -std::numeric_limits<double>::max() && upper == std::numeric_limits<double>::max()) {
+        continue;
+      }
+      if (pb.bounds_offset < 0) {
+        pb.bounds_offset = static_cast<int>(s->lower_bounds.size());
+        s->lower_bounds.resize(pb.bounds_offset + pb.size, -std::numeric_limits<double>::max());
+        s->upper_bounds.resize(pb.bounds_offset + pb.size, std::numeric_limits<double>::max());
+      }
+      s->lower_bounds[pb.bounds_offset + k] = lower;
+      s->upper_bounds[pb.bounds_offset + k] = upper;
+    }
   }
 }
 
@@ -111,20 +125,34 @@ bool CheckParameterValuesAreFinite(const ProblemStructure& s, std::string* error
   return true;
 }
 
-bool CheckNoBounds(const ceres::Problem& problem, const ProblemStructure& s, std::string* error) {
+// As Ceres checks bounds before it solves, on every block of the problem:
+// a constant block must start inside its box (Ceres cannot move it there),
+// a variable one must have a non-empty box (lower < upper).
+bool CheckBoundsAreFeasible(const ProblemStructure& s, std::string* error) {
   for (const ParameterBlockInfo& pb : s.parameter_blocks) {
-    if (pb.is_constant) continue;
+    if (pb.bounds_offset < 0) continue;
+    const double* lower = s.lower_bounds.data() + pb.bounds_offset;
+    const double* upper = s.upper_bounds.data() + pb.bounds_offset;
     for (int k = 0; k < pb.size; ++k) {
-      const double lo = problem.GetParameterLowerBound(pb.user_values, k);
-      const double hi = problem.GetParameterUpperBound(pb.user_values, k);
-      if (lo > -std::numeric_limits<double>::max() || hi < std::numeric_limits<double>::max()) {
-        std::ostringstream msg;
-        msg << "The " << NameOf(pb.user_values) << " has a bound on its component " << k
-            << "; the square-root solver does not support bounds constraints "
-               "(use a Ceres linear solver for bounded problems).";
-        *error = msg.str();
-        return false;
+      const double v = pb.user_values[k];
+      char head[320];
+      if (pb.is_constant && (v < lower[k] || v > upper[k])) {
+        std::snprintf(head, sizeof(head),
+                      "ParameterBlock: %p with size %d has at least one infeasible value.\n"
+                      "First infeasible value is at index: %d.\n"
+                      "Lower bound: %e, value: %e, upper bound: %e\nParameter block values: ",
+                      static_cast<const void*>(pb.user_values), pb.size, k, lower[k], v, upper[k]);
+      } else if (!pb.is_constant && lower[k] >= upper[k]) {
+        std::snprintf(head, sizeof(head),
+                      "ParameterBlock: %p with size %d has at least one infeasible bound.\n"
+                      "First infeasible bound is at index: %d.\n"
+                      "Lower bound: %e, upper bound: %e\nParameter block values: ",
+                      static_cast<const void*>(pb.user_values), pb.size, k, lower[k], upper[k]);
+      } else {
+        continue;
       }
+      *error = head + ValuesString(pb.user_values, pb.size);
+      return false;
     }
   }
   return true;
@@ -141,7 +169,7 @@ std::vector<ResidualBlockInfo> ReadResidualBlocks(const ceres::Problem& problem,
   residuals.reserve(ids.size());
   std::vector<double*> params;
   std::vector<bool> used(s->parameter_blocks.size(), false);
-  for (ceres::ResidualBlockId id : ids) {
+  for (const ceres::ResidualBlockId& id : ids) {
     ResidualBlockInfo rb;
     rb.id = id;
     rb.cost_function = problem.GetCostFunctionForResidualBlock(id);
@@ -157,7 +185,13 @@ std::vector<ResidualBlockInfo> ReadResidualBlocks(const ceres::Problem& problem,
       any_variable |= !s->parameter_blocks[idx].is_constant;
     }
     if (!any_variable) {
-      s->fixed_residual_blocks.push_back(id);
+      FixedResidualBlock fixed;
+      fixed.id = id;
+      fixed.index = static_cast<int>(&id - ids.data());
+      fixed.cost_function = rb.cost_function;
+      fixed.loss_function = rb.loss_function;
+      fixed.parameters.assign(params.begin(), params.end());
+      s->fixed_residual_blocks.push_back(std::move(fixed));
       s->residual_parameters.resize(rb.parameter_begin);
       continue;
     }
@@ -384,8 +418,9 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       ProblemStructure* out, std::string* error) {
   ProblemStructure s;
   ReadParameterBlocks(problem, &s);
-  if (!CheckParameterValuesAreFinite(s, error)) return StructureStatus::kInvalid;
-  if (!CheckNoBounds(problem, s, error)) return StructureStatus::kUnsupported;
+  if (!CheckParameterValuesAreFinite(s, error) || !CheckBoundsAreFeasible(s, error)) {
+    return StructureStatus::kInvalid;
+  }
   std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(problem, &s);
   std::vector<bool> is_landmark;
   if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, error) ||
@@ -393,6 +428,7 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
     return StructureStatus::kUnsupported;
   }
   LayOutState(is_landmark, &s);
+  for (int p : s.variable_blocks) s.is_constrained |= s.parameter_blocks[p].bounds_offset >= 0;
   if (s.landmarks.empty()) {
     *error =
         "The problem has no landmarks: no variable parameter block can be "

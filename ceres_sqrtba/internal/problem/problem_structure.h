@@ -43,6 +43,19 @@ struct ParameterBlockInfo {
   int tangent_offset = -1;  // into the tangent step vector; -1 if constant
   int camera_index = -1;    // index among variable cameras
   int landmark_index = -1;  // index among landmarks
+  // Into ProblemStructure::lower_bounds/upper_bounds (size values each), or
+  // -1: the block has no finite bound.
+  int bounds_offset = -1;
+};
+
+// A residual block whose parameter blocks are all constant: it only adds to
+// the fixed cost, as in Ceres' reduced program.
+struct FixedResidualBlock {
+  ceres::ResidualBlockId id = nullptr;
+  int index = 0;  // in Problem::GetResidualBlocks order (Ceres' messages use it)
+  const ceres::CostFunction* cost_function = nullptr;
+  const ceres::LossFunction* loss_function = nullptr;
+  std::vector<const double*> parameters;  // the user's values
 };
 
 struct ResidualBlockInfo {
@@ -71,7 +84,14 @@ struct ProblemStructure {
   std::vector<ParameterBlockInfo> parameter_blocks;  // every block of the problem
   std::vector<ResidualBlockInfo> residual_blocks;    // those with a variable block
   std::vector<int> residual_parameters;  // flat: parameter block indices per residual
-  std::vector<ceres::ResidualBlockId> fixed_residual_blocks;  // all-constant ones
+  std::vector<FixedResidualBlock> fixed_residual_blocks;
+
+  // Bounds of the blocks that have a finite one (ParameterBlockInfo::
+  // bounds_offset), -/+DBL_MAX where a component has none.
+  std::vector<double> lower_bounds, upper_bounds;
+  // Some variable block of the reduced problem has a finite bound (Ceres'
+  // Summary::is_constrained): the trust-region loop projects and searches.
+  bool is_constrained = false;
 
   std::vector<Group> groups;
   std::vector<int> group_residuals;  // flat: residual block indices per group

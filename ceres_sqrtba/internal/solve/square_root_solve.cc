@@ -39,24 +39,6 @@ class StateUpdatingCallback : public ceres::IterationCallback {
   const double* state_;
 };
 
-// Residual blocks whose parameter blocks are all constant: their cost is
-// reported, as Ceres reports it, but they take no part in the solve.
-bool EvaluateFixedCost(ceres::Problem* problem, const ProblemStructure& s, double* fixed_cost,
-                       std::string* error) {
-  *fixed_cost = 0.0;
-  for (ceres::ResidualBlockId id : s.fixed_residual_blocks) {
-    double cost = 0.0;
-    if (!problem->EvaluateResidualBlock(id, true, &cost, nullptr, nullptr) || !std::isfinite(cost)) {
-      *error = "The " + NameOf(id) +
-               ", whose parameter blocks are all constant, failed to evaluate (its cost function "
-               "returned false or a value that is not finite).";
-      return false;
-    }
-    *fixed_cost += cost;
-  }
-  return true;
-}
-
 std::string Capitalized(std::string s) {
   if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
   return s;
@@ -71,9 +53,10 @@ void FinishSummary(const MinimizerStatistics& stats, const PrecisionPolicy& prec
     summary->message += " [Single precision: " + precision.switch_reason() + " at iteration " +
                         std::to_string(precision.switch_iteration()) + "; continued in double precision.]";
   }
+  // As Ceres: the lowest cost of any iteration, a rejected one included.
   summary->final_cost = summary->initial_cost;
   for (const ceres::IterationSummary& it : summary->iterations) {
-    if (it.step_is_successful) summary->final_cost = std::min(summary->final_cost, it.cost);
+    summary->final_cost = std::min(summary->final_cost, it.cost);
   }
   summary->residual_evaluation_time_in_seconds = stats.residual_evaluation_time;
   summary->num_residual_evaluations = stats.num_residual_evaluations;
@@ -91,11 +74,12 @@ void FinishSummary(const MinimizerStatistics& stats, const PrecisionPolicy& prec
 
 void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, Solver::Summary* summary) {
   const double start_time = WallTimeInSeconds();
-  StartSummary(options, problem, summary);
+  StartSummary(options, summary);
   auto fail = [&](const std::string& message) { RecordFailure(options, message, start_time, summary); };
   std::string error;
   if (problem == nullptr) return fail("ceres_sqrtba::Solve was called with a null problem.");
   if (!ValidateSqrtOptions(options, &error)) return fail(error);
+  RecordProblemSizes(*problem, summary);
 
   ProblemStructure s;
   switch (BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error)) {
@@ -123,12 +107,13 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
           << (options.precision == SINGLE_PRECISION ? "single" : "double") << " precision (limit "
           << FormatBytes(budget.limit()) << ").";
 
-  double fixed_cost = 0.0;
-  if (!EvaluateFixedCost(problem, s, &fixed_cost, &error)) return fail(error);
-  summary->fixed_cost = fixed_cost;
-
-  ParallelContext context(options.num_threads);
+  ParallelContext context(summary->num_threads_used);
   Evaluator evaluator(s, factory.partition(), &context);
+  EvaluationNotifier notifier(problem, s);
+  evaluator.SetNotifier(&notifier);
+  double fixed_cost = 0.0;
+  if (!evaluator.EvaluateFixedCost(&fixed_cost)) return fail(evaluator.error());
+  summary->fixed_cost = fixed_cost;
   PrecisionPolicy precision(
       options.precision, [&](Precision p) { return factory.Create(p, &context); },
       [&](Precision p, std::string* why) {
@@ -140,6 +125,7 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
       });
 
   std::vector<double> state = StateFromUser(s);
+  const std::vector<double> initial_state = state;
   MinimizerContext mctx;
   mctx.options = &options;
   mctx.fixed_cost = fixed_cost;
@@ -147,8 +133,9 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
   mctx.is_silent = options.logging_type == ceres::SILENT;
   ProgressLogger logger(options.minimizer_progress_to_stdout);
   StateUpdatingCallback state_updater(s, state.data());
-  if (!mctx.is_silent) mctx.callbacks.push_back(&logger);
+  // Ceres' order: the state first, then the progress table, then the user's.
   if (options.update_state_every_iteration) mctx.callbacks.push_back(&state_updater);
+  if (!mctx.is_silent) mctx.callbacks.push_back(&logger);
   mctx.callbacks.insert(mctx.callbacks.end(), options.callbacks.begin(), options.callbacks.end());
 
   const double minimizer_start = WallTimeInSeconds();
@@ -157,10 +144,10 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
   Minimize(mctx, s, &evaluator, &precision, state.data(), summary, &stats);
   const double minimizer_end = WallTimeInSeconds();
 
-  // As Ceres: the user's blocks get the best state unless the solve failed.
-  if (summary->termination_type != ceres::FAILURE && summary->termination_type != ceres::USER_FAILURE) {
-    StateToUser(s, state.data());
-  }
+  // As Ceres: the user's blocks get the best state when the solution is
+  // usable, and their initial values otherwise (the state updating callback
+  // and the evaluation callback's points may have changed them).
+  StateToUser(s, summary->IsSolutionUsable() ? state.data() : initial_state.data());
   FinishSummary(stats, precision, start_time, minimizer_start, minimizer_end, summary);
 }
 

@@ -1,10 +1,13 @@
 #include "ceres_sqrtba/internal/solve/summary_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "glog/logging.h"
 
@@ -31,8 +34,7 @@ bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 
 }  // namespace
 
-void StartSummary(const Solver::Options& options, const ceres::Problem* problem,
-                  Solver::Summary* summary) {
+void StartSummary(const Solver::Options& options, Solver::Summary* summary) {
   *summary = Solver::Summary();
   summary->termination_type = ceres::FAILURE;
   summary->sqrt_linear_solver_type_given = options.sqrt_linear_solver_type;
@@ -54,7 +56,20 @@ void StartSummary(const Solver::Options& options, const ceres::Problem* problem,
   summary->sparse_linear_algebra_library_type =
       sparse ? ceres::SUITE_SPARSE : options.sparse_linear_algebra_library_type;
   summary->num_threads_given = options.num_threads;
-  summary->num_threads_used = options.num_threads;
+  // As Ceres: more threads than the machine has are not used.
+  const int hardware = static_cast<int>(std::thread::hardware_concurrency());
+  summary->num_threads_used =
+      options.num_threads > 1 && hardware > 0 ? std::min(options.num_threads, hardware) : options.num_threads;
+  // Ceres zeroes these before it solves.
+  summary->inner_iteration_time_in_seconds = 0.0;
+  summary->num_line_search_steps = 0;
+  summary->line_search_cost_evaluation_time_in_seconds = 0.0;
+  summary->line_search_gradient_evaluation_time_in_seconds = 0.0;
+  summary->line_search_polynomial_minimization_time_in_seconds = 0.0;
+  summary->line_search_total_time_in_seconds = 0.0;
+#if CERES_SQRTBA_CERES_2_2
+  summary->linear_solver_ordering_type = options.linear_solver_ordering_type;
+#endif
   summary->inner_iterations_given = options.use_inner_iterations;
   summary->inner_iterations_used = false;
   summary->is_constrained = false;
@@ -63,16 +78,18 @@ void StartSummary(const Solver::Options& options, const ceres::Problem* problem,
       summary->linear_solver_ordering_given.push_back(static_cast<int>(group.second.size()));
     }
   }
-  if (problem == nullptr) return;
-  summary->num_parameter_blocks = problem->NumParameterBlocks();
-  summary->num_parameters = problem->NumParameters();
+}
+
+void RecordProblemSizes(const ceres::Problem& problem, Solver::Summary* summary) {
+  summary->num_parameter_blocks = problem.NumParameterBlocks();
+  summary->num_parameters = problem.NumParameters();
   std::vector<double*> blocks;
-  problem->GetParameterBlocks(&blocks);
+  problem.GetParameterBlocks(&blocks);
   int effective = 0;
-  for (double* b : blocks) effective += problem->ParameterBlockTangentSize(b);
+  for (double* b : blocks) effective += problem.ParameterBlockTangentSize(b);
   summary->num_effective_parameters = effective;
-  summary->num_residual_blocks = problem->NumResidualBlocks();
-  summary->num_residuals = problem->NumResiduals();
+  summary->num_residual_blocks = problem.NumResidualBlocks();
+  summary->num_residuals = problem.NumResiduals();
 }
 
 void RecordStructure(const ProblemStructure& s, const ceres::ParameterBlockOrdering* ordering,
@@ -82,6 +99,7 @@ void RecordStructure(const ProblemStructure& s, const ceres::ParameterBlockOrder
   summary->num_effective_parameters_reduced = s.num_effective_parameters;
   summary->num_residual_blocks_reduced = static_cast<int>(s.residual_blocks.size());
   summary->num_residuals_reduced = s.num_residuals;
+  summary->is_constrained = s.is_constrained;
   summary->schur_structure_given = s.schur_structure;
   summary->schur_structure_used = s.schur_structure;
   summary->linear_solver_ordering_used.clear();

@@ -18,10 +18,12 @@
 namespace ceres_sqrtba {
 namespace internal {
 
-// Resets the summary to FAILURE and records the options and the problem's
-// sizes (the "Original" column).
-void StartSummary(const Solver::Options& options, const ceres::Problem* problem,
-                  Solver::Summary* summary);
+// Resets the summary to FAILURE and records the options.
+void StartSummary(const Solver::Options& options, Solver::Summary* summary);
+
+// The problem's sizes (the "Original" column), once the options are valid
+// (Ceres leaves them at -1 otherwise).
+void RecordProblemSizes(const ceres::Problem& problem, Solver::Summary* summary);
 
 // The reduced problem (the "Reduced" column), the ordering and the Schur
 // structure, as Ceres reports them; a user ordering is reported group by
