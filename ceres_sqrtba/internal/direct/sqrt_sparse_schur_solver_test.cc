@@ -457,20 +457,27 @@ TEST(SqrtSparseSchurSolve, BadInputParityWithIterativeSolver) {
 }
 
 // What only configures PCG means nothing to the direct solver: accepted.
-TEST(SqrtSparseSchurSolve, IterativeSolverOptionsAreIrrelevant) {
+// The preconditioner means nothing to the direct solver: accepted. The
+// forcing sequence and iteration limits are checked as Ceres checks them for
+// every linear solver.
+TEST(SqrtSparseSchurSolve, PreconditionerIsIrrelevantIterationOptionsAreChecked) {
   const SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 22);
   Solver::Options o = SparseOptions(DOUBLE_PRECISION);
   o.max_num_iterations = 3;
   o.preconditioner_type = ceres::CLUSTER_JACOBI;
-  o.eta = 0.0;
-  o.min_linear_solver_iterations = 10;
-  o.max_linear_solver_iterations = 0;
   std::string error;
   EXPECT_TRUE(o.IsValid(&error)) << error;
   const ceres::Solver::Summary s = SolveCopy(ba, o);
   EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
   EXPECT_LT(s.final_cost, s.initial_cost);
   o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  EXPECT_FALSE(o.IsValid(&error));
+  o.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
+  o.eta = std::nan("");
+  EXPECT_FALSE(o.IsValid(&error));
+  o.eta = 0.1;
+  o.min_linear_solver_iterations = 10;
+  o.max_linear_solver_iterations = 5;
   EXPECT_FALSE(o.IsValid(&error));
 }
 

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "ceres_sqrtba/internal/common/ceres_version.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
@@ -45,6 +47,27 @@ bool ValidateCeresOptions(const ceres::Solver::Options& options, std::string* er
   const ceres::PreconditionerType preconditioner = options.preconditioner_type;
   std::ostringstream ss;
   ss << "Invalid configuration. ";
+  // IsValid accepts 0 (>= 0), but the trust-region strategies CHECK > 0 (2.1
+  // and 2.2).
+  if (!(options.min_lm_diagonal > 0.0)) {
+    *error = Violation("min_lm_diagonal", options.min_lm_diagonal, ">", 0.0) +
+             " (Ceres' Levenberg-Marquardt and dogleg strategies would abort)";
+    return false;
+  }
+#if CERES_SQRTBA_CERES_2_2
+#ifdef CERES_NO_CUDA
+  // 2.2 picks a CUDA Jacobian writer for the Schur solvers whenever the
+  // sparse library is CUDA_SPARSE, and crashes when CUDA is not built in.
+  if (options.sparse_linear_algebra_library_type == ceres::CUDA_SPARSE &&
+      (solver == ceres::DENSE_SCHUR || solver == ceres::ITERATIVE_SCHUR || solver == ceres::SPARSE_SCHUR ||
+       solver == ceres::CGNR || solver == ceres::SPARSE_NORMAL_CHOLESKY)) {
+    ss << "Solver::Options::sparse_linear_algebra_library_type = CUDA_SPARSE with linear_solver_type = "
+       << ceres::LinearSolverTypeToString(solver) << ": this Ceres was built without CUDA and would crash.";
+    *error = ss.str();
+    return false;
+  }
+#endif
+#endif
   if (options.use_mixed_precision_solves &&
       (solver == ceres::SPARSE_SCHUR || solver == ceres::SPARSE_NORMAL_CHOLESKY) &&
       options.sparse_linear_algebra_library_type != ceres::EIGEN_SPARSE) {
@@ -81,7 +104,9 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
                        "is one of", "CERES_LINEAR_SOLVER, SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR");
     return false;
   }
-  // The options of the iterative solver (forcing sequence, iteration limits,
+  // The preconditioner means nothing to the direct SQRT_SPARSE_SCHUR; the
+  // forcing sequence and the iteration limits are checked for both, as Ceres
+  // checks them for every linear solver.
   // preconditioner) mean nothing to the direct SQRT_SPARSE_SCHUR.
   const bool iterative = options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR;
   if (options.precision != DOUBLE_PRECISION && options.precision != SINGLE_PRECISION) {
@@ -108,12 +133,14 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
   SQRTBA_CHECK_OPTION(max_lm_diagonal, >, 0.0);
   SQRTBA_CHECK_OPTION_PAIR(min_lm_diagonal, <=, max_lm_diagonal);
   SQRTBA_CHECK_OPTION(max_num_consecutive_invalid_steps, >=, 0);
-  if (iterative) {
-    SQRTBA_CHECK_OPTION(eta, >, 0.0);
-    SQRTBA_CHECK_OPTION(min_linear_solver_iterations, >=, 0);
-    SQRTBA_CHECK_OPTION(max_linear_solver_iterations, >=, 1);
-    SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
+  SQRTBA_CHECK_OPTION(eta, >, 0.0);
+  SQRTBA_CHECK_OPTION(min_linear_solver_iterations, >=, 0);
+  if (options.max_linear_solver_iterations < kMinMaxLinearSolverIterations) {
+    *error = Violation("max_linear_solver_iterations", options.max_linear_solver_iterations, ">=",
+                       kMinMaxLinearSolverIterations);
+    return false;
   }
+  SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
   SQRTBA_CHECK_OPTION(memory_limit_in_bytes, >=, 0);
   if (options.use_nonmonotonic_steps) {
     SQRTBA_CHECK_OPTION(max_consecutive_nonmonotonic_steps, >, 0);
@@ -138,6 +165,20 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
                          "use SCHUR_JACOBI, JACOBI or IDENTITY.");
     return false;
   }
+#if CERES_SQRTBA_CERES_2_2
+  // Ceres 2.2 refuses mixed precision with ITERATIVE_SCHUR; the square-root
+  // solvers have their own switch.
+  if (options.use_mixed_precision_solves) {
+    *error = Unsupported(options, "use_mixed_precision_solves", "true",
+                         "set Solver::Options::precision = SINGLE_PRECISION instead.");
+    return false;
+  }
+  if (options.use_spse_initialization) {
+    *error = Unsupported(options, "use_spse_initialization", "true",
+                         "PCG starts from zero, as with SCHUR_JACOBI in Ceres.");
+    return false;
+  }
+#endif
   if (options.use_inner_iterations) {
     *error = Unsupported(options, "use_inner_iterations", "true",
                          "inner iterations are not implemented.");

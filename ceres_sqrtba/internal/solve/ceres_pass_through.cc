@@ -42,7 +42,9 @@ void SolveWithoutLandmarks(const Solver::Options& options, ceres::Problem* probl
   ceres::Solver::Options ceres_options = options;
   const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
   ceres_options.linear_solver_type = sparse ? ceres::SPARSE_SCHUR : ceres::ITERATIVE_SCHUR;
-  if (sparse) ceres_options.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
+  // The square-root solvers take no sparse library option; SuiteSparse is
+  // what this build links (and another value can crash Ceres 2.2 here).
+  ceres_options.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
   ceres_options.use_mixed_precision_solves = false;
   ceres::Solve(ceres_options, problem, summary);
   Record(options, summary);
