@@ -1,6 +1,7 @@
 #include "ceres_sqrtba/internal/common/memory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -42,7 +43,11 @@ bool MemoryBudget::Fits(int64_t bytes, const std::string& what, std::string* why
   return false;
 }
 
-void* AllocateLarge(int64_t bytes) {
+namespace {
+
+std::atomic<int64_t> fail_above{-1};
+
+void* AllocateLargeOrNull(int64_t bytes) {
   constexpr int64_t kHugePage = int64_t{2} << 20;
   if (bytes < 2 * kHugePage) return std::malloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)));
   const int64_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
@@ -51,6 +56,20 @@ void* AllocateLarge(int64_t bytes) {
   // A hint: without transparent huge pages (or with "never") it has no effect.
   if (p != nullptr) madvise(p, static_cast<size_t>(rounded), MADV_HUGEPAGE);
 #endif
+  return p;
+}
+
+}  // namespace
+
+AllocationFailure::AllocationFailure(int64_t bytes)
+    : bytes_(bytes), what_("could not allocate " + FormatBytes(bytes) + " (" + std::to_string(bytes) + " bytes)") {}
+
+void SetAllocationFailureAboveForTesting(int64_t bytes) { fail_above.store(bytes); }
+
+void* AllocateLarge(int64_t bytes) {
+  const int64_t limit = fail_above.load();
+  void* p = limit >= 0 && bytes > limit ? nullptr : AllocateLargeOrNull(bytes);
+  if (p == nullptr) throw AllocationFailure(bytes);
   return p;
 }
 

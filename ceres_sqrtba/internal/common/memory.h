@@ -3,6 +3,7 @@
 #define CERES_SQRTBA_INTERNAL_COMMON_MEMORY_H_
 
 #include <cstdint>
+#include <new>
 #include <string>
 
 namespace ceres_sqrtba {
@@ -33,12 +34,29 @@ class MemoryBudget {
   int64_t limit_;
 };
 
+// A large allocation that failed. ceres_sqrtba::Solve turns it into FAILURE
+// with a message naming the bytes (it never lets an exception out).
+class AllocationFailure : public std::bad_alloc {
+ public:
+  explicit AllocationFailure(int64_t bytes);
+  int64_t bytes() const { return bytes_; }
+  const char* what() const noexcept override { return what_.c_str(); }
+
+ private:
+  int64_t bytes_;
+  std::string what_;
+};
+
 // Uninitialized storage for `bytes` bytes, released with std::free (see
 // FreeDeleter). Large buffers are aligned to 2 MiB and marked for transparent
 // huge pages (madvise(MADV_HUGEPAGE), Linux): the landmark blocks are first
 // touched during the first evaluation, and with 4 KiB pages that costs one page
-// fault per 4 KiB. nullptr if the allocation fails.
+// fault per 4 KiB. Throws AllocationFailure when the memory is not there.
 void* AllocateLarge(int64_t bytes);
+
+// Tests: AllocateLarge fails for every request larger than `bytes` (negative:
+// the default, never).
+void SetAllocationFailureAboveForTesting(int64_t bytes);
 struct FreeDeleter {
   void operator()(void* p) const;
 };

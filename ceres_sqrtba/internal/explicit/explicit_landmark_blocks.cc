@@ -77,7 +77,6 @@ ExplicitLandmarkBlocks<Scalar>::ExplicitLandmarkBlocks(const ProblemStructure& s
     : s_(s), layout_(layout) {
   data_.reset(static_cast<Scalar*>(
       AllocateLarge(std::max<int64_t>(1, layout.total_scalars) * static_cast<int64_t>(sizeof(Scalar)))));
-  if (data_ == nullptr) throw std::bad_alloc();
   rotations_.resize(std::max<int64_t>(1, layout.rotation_scalars));
   rotation_offset_.resize(s.groups.size());
   int64_t r = 0;

@@ -22,7 +22,6 @@ constexpr double kMaxMagnitude = ExplicitLandmarkBlocks<Scalar>::kMaxMagnitude;
 template <typename Scalar>
 Scalar* AllocateScalars(int64_t n) {
   Scalar* p = static_cast<Scalar*>(AllocateLarge(std::max<int64_t>(1, n) * static_cast<int64_t>(sizeof(Scalar))));
-  if (p == nullptr) throw std::bad_alloc();
   return p;
 }
 

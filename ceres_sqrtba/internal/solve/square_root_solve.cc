@@ -70,16 +70,26 @@ void FinishSummary(const MinimizerStatistics& stats, const PrecisionPolicy& prec
   summary->total_time_in_seconds = end - start_time;
 }
 
-}  // namespace
+// Puts the user's initial values back unless told the solve's result is
+// written: on a failure, and on any exception that leaves the solve after
+// the evaluation callback's points were written into the user's blocks.
+class UserStateRestorer {
+ public:
+  UserStateRestorer(const ProblemStructure& s, std::vector<double> initial) : s_(s), initial_(std::move(initial)) {}
+  ~UserStateRestorer() {
+    if (armed_) StateToUser(s_, initial_.data());
+  }
+  void Disarm() { armed_ = false; }
 
-void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, Solver::Summary* summary) {
-  const double start_time = WallTimeInSeconds();
-  StartSummary(options, summary);
+ private:
+  const ProblemStructure& s_;
+  std::vector<double> initial_;
+  bool armed_ = true;
+};
+
+void Run(const Solver::Options& options, ceres::Problem* problem, double start_time, Solver::Summary* summary) {
   auto fail = [&](const std::string& message) { RecordFailure(options, message, start_time, summary); };
   std::string error;
-  if (problem == nullptr) return fail("ceres_sqrtba::Solve was called with a null problem.");
-  if (!ValidateSqrtOptions(options, &error)) return fail(error);
-  RecordProblemSizes(*problem, summary);
 
   ProblemStructure s;
   switch (BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error)) {
@@ -125,7 +135,7 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
       });
 
   std::vector<double> state = StateFromUser(s);
-  const std::vector<double> initial_state = state;
+  UserStateRestorer restorer(s, state);
   MinimizerContext mctx;
   mctx.options = &options;
   mctx.fixed_cost = fixed_cost;
@@ -147,8 +157,37 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
   // As Ceres: the user's blocks get the best state when the solution is
   // usable, and their initial values otherwise (the state updating callback
   // and the evaluation callback's points may have changed them).
-  StateToUser(s, summary->IsSolutionUsable() ? state.data() : initial_state.data());
+  if (summary->IsSolutionUsable()) {
+    StateToUser(s, state.data());
+    restorer.Disarm();
+  }
   FinishSummary(stats, precision, start_time, minimizer_start, minimizer_end, summary);
+}
+
+}  // namespace
+
+void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, Solver::Summary* summary) {
+  const double start_time = WallTimeInSeconds();
+  StartSummary(options, summary);
+  std::string error;
+  if (problem == nullptr) {
+    return RecordFailure(options, "ceres_sqrtba::Solve was called with a null problem.", start_time, summary);
+  }
+  if (!ValidateSqrtOptions(options, &error)) return RecordFailure(options, error, start_time, summary);
+  RecordProblemSizes(*problem, summary);
+  // Nothing escapes: memory that is not there ends the solve with FAILURE,
+  // the user's blocks as they were.
+  try {
+    Run(options, problem, start_time, summary);
+  } catch (const AllocationFailure& e) {
+    RecordFailure(options,
+                  std::string("Out of memory: ") + e.what() +
+                      " for the linear solver's storage. Reduce Solver::Options::memory_limit_in_bytes to what the "
+                      "machine can give, or use single precision.",
+                  start_time, summary);
+  } catch (const std::bad_alloc&) {
+    RecordFailure(options, "Out of memory (std::bad_alloc) during the solve.", start_time, summary);
+  }
 }
 
 }  // namespace internal

@@ -1,0 +1,180 @@
+// Bounds (Problem::SetParameterLowerBound/UpperBound) as Ceres' trust-region
+// minimizer honours them: Plus projects onto the box, the initial point is
+// projected, a projected Armijo line search runs on every valid step of a
+// bounded problem, and Ceres' checks refuse what cannot be solved. Each case
+// against ceres::Solve (ITERATIVE_SCHUR) on the same problem.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres_sqrtba/solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace {
+
+using testing::AddReprojectionResiduals;
+using testing::MakeSyntheticBa;
+using testing::SyntheticBa;
+
+struct BoundedRun {
+  ceres::Solver::Summary summary;
+  SyntheticBa ba;
+};
+
+using Bounds = void (*)(SyntheticBa*, ceres::Problem*);
+
+BoundedRun SolveBounded(bool ceres_solve, Bounds bounds, Precision precision = DOUBLE_PRECISION,
+                        ceres::LinearSolverType ceres_solver = ceres::ITERATIVE_SCHUR) {
+  BoundedRun run;
+  run.ba = MakeSyntheticBa(5, 60, 3, 41);
+  ceres::Problem problem;
+  AddReprojectionResiduals(&run.ba, &problem, new ceres::HuberLoss(1.0));
+  bounds(&run.ba, &problem);
+  Solver::Options o;
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.precision = precision;
+  o.preconditioner_type = ceres::SCHUR_JACOBI;
+  o.linear_solver_type = ceres_solver;
+  o.max_num_iterations = 200;
+  o.function_tolerance = 1e-12;  // to where the projected steps stall
+  o.eta = 1e-6;
+  o.logging_type = ceres::SILENT;
+  if (ceres_solve) {
+    ceres::Solve(o, &problem, &run.summary);
+  } else {
+    ceres_sqrtba::Solve(o, &problem, &run.summary);
+  }
+  return run;
+}
+
+// Levenberg-Marquardt with steps projected onto the box stops where the
+// rounding of its (inexact) steps leads it once bounds are active: Ceres'
+// own ITERATIVE_SCHUR and SPARSE_SCHUR end up to 3e-3 apart on these
+// problems. Double precision must end as close to Ceres' ITERATIVE_SCHUR as
+// Ceres' two solvers end to each other (and within 1e-6 where they agree);
+// single precision, whose steps are less exact, within 1e-2, bounds held.
+void ExpectSameEnd(Bounds bounds) {
+  const BoundedRun ceres = SolveBounded(true, bounds);
+  const BoundedRun ceres_sparse = SolveBounded(true, bounds, DOUBLE_PRECISION, ceres::SPARSE_SCHUR);
+  ASSERT_TRUE(ceres.summary.IsSolutionUsable()) << ceres.summary.message;
+  const double spread = std::abs(ceres_sparse.summary.final_cost - ceres.summary.final_cost) / ceres.summary.final_cost;
+  for (Precision precision : {DOUBLE_PRECISION, SINGLE_PRECISION}) {
+    const BoundedRun sqrt = SolveBounded(false, bounds, precision);
+    ASSERT_TRUE(sqrt.summary.IsSolutionUsable()) << sqrt.summary.message;
+    EXPECT_EQ(sqrt.summary.is_constrained, ceres.summary.is_constrained);
+    EXPECT_NEAR(sqrt.summary.initial_cost, ceres.summary.initial_cost, 1e-12 * ceres.summary.initial_cost);
+    const double tolerance = precision == DOUBLE_PRECISION ? std::max(1e-6, spread) : 1e-2;
+    EXPECT_NEAR(sqrt.summary.final_cost, ceres.summary.final_cost, tolerance * ceres.summary.final_cost)
+        << PrecisionToString(precision) << ", Ceres' spread " << spread;
+    // (Not the points themselves: BA has a gauge freedom along which both
+    // drift differently.)
+  }
+}
+
+// An inactive bound still makes the problem bounded: line search on every
+// step (Ceres' trajectory changes with it), the same end.
+TEST(Bounds, InactiveBoundEndsWhereCeresEnds) {
+  ExpectSameEnd([](SyntheticBa* ba, ceres::Problem* p) { p->SetParameterLowerBound(ba->points[3].data(), 1, -1e10); });
+  const BoundedRun run = SolveBounded(false, [](SyntheticBa* ba, ceres::Problem* p) {
+    p->SetParameterLowerBound(ba->points[3].data(), 1, -1e10);
+  });
+  EXPECT_TRUE(run.summary.is_constrained);
+}
+
+// Focal lengths held below their optimum and points held in a slab: active
+// bounds, met exactly.
+TEST(Bounds, ActiveBoundsEndWhereCeresEndsAndHold) {
+  auto bounds = [](SyntheticBa* ba, ceres::Problem* p) {
+    for (auto& intrinsics : ba->intrinsics) p->SetParameterUpperBound(intrinsics.data(), 0, intrinsics[0] - 2.0);
+    for (auto& point : ba->points) p->SetParameterLowerBound(point.data(), 2, -0.5);
+  };
+  ExpectSameEnd(bounds);
+  const SyntheticBa start = MakeSyntheticBa(5, 60, 3, 41);
+  const BoundedRun run = SolveBounded(false, bounds);
+  for (size_t c = 0; c < run.ba.intrinsics.size(); ++c) {
+    EXPECT_LE(run.ba.intrinsics[c][0], start.intrinsics[c][0] - 2.0);
+  }
+  for (const auto& point : run.ba.points) EXPECT_GE(point[2], -0.5);
+}
+
+// A variable block that starts outside its box is moved onto it before the
+// first evaluation, as Ceres does: the same initial cost.
+TEST(Bounds, StartOutsideTheBoxIsProjected) {
+  auto bounds = [](SyntheticBa* ba, ceres::Problem* p) {
+    p->SetParameterLowerBound(ba->points[0].data(), 0, ba->points[0][0] + 0.3);
+  };
+  ExpectSameEnd(bounds);
+}
+
+// A bound on a block that no residual uses: Ceres drops the block, the
+// problem is not bounded, the block keeps its value.
+TEST(Bounds, BoundOnABlockWithoutResidualsIsIgnored) {
+  std::vector<double> lonely = {1.0, 2.0};
+  ceres::Problem problem;
+  SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 42);
+  AddReprojectionResiduals(&ba, &problem, nullptr);
+  problem.AddParameterBlock(lonely.data(), 2);
+  problem.SetParameterUpperBound(lonely.data(), 1, 5.0);
+  Solver::Options o;
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.logging_type = ceres::SILENT;
+  Solver::Summary s;
+  ceres_sqrtba::Solve(o, &problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_FALSE(s.is_constrained);
+  EXPECT_EQ(lonely, (std::vector<double>{1.0, 2.0}));
+}
+
+// Nothing to eliminate (every point constant): the problem goes to
+// ceres::Solve, bounds and all.
+TEST(Bounds, ProblemWithoutLandmarksKeepsItsBounds) {
+  SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 43);
+  ceres::Problem problem;
+  AddReprojectionResiduals(&ba, &problem, nullptr);
+  for (auto& point : ba.points) problem.SetParameterBlockConstant(point.data());
+  problem.SetParameterUpperBound(ba.intrinsics[0].data(), 0, ba.intrinsics[0][0] - 1.0);
+  Solver::Options o;
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.logging_type = ceres::SILENT;
+  // Eliminate the (constant) points: nothing left to eliminate.
+  auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+  for (auto& point : ba.points) ordering->AddElementToGroup(point.data(), 0);
+  for (auto& pose : ba.poses) ordering->AddElementToGroup(pose.data(), 1);
+  for (auto& intrinsics : ba.intrinsics) ordering->AddElementToGroup(intrinsics.data(), 1);
+  o.linear_solver_ordering = ordering;
+  Solver::Summary s;
+  ceres_sqrtba::Solve(o, &problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_TRUE(s.is_constrained);
+  EXPECT_LE(ba.intrinsics[0][0], MakeSyntheticBa(5, 60, 3, 43).intrinsics[0][0] - 1.0);
+  EXPECT_EQ(s.sqrt_linear_solver_type_used, CERES_LINEAR_SOLVER);
+}
+
+// What Ceres refuses before it solves is refused with Ceres' message: a
+// constant block outside its box.
+TEST(Bounds, ConstantBlockOutsideItsBoxIsRefusedAsCeresRefusesIt) {
+  SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 44);
+  ceres::Problem problem;
+  AddReprojectionResiduals(&ba, &problem, nullptr);
+  problem.SetParameterBlockConstant(ba.intrinsics[1].data());
+  problem.SetParameterLowerBound(ba.intrinsics[1].data(), 0, ba.intrinsics[1][0] + 1.0);
+  Solver::Options o;
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.logging_type = ceres::SILENT;
+  Solver::Summary s;
+  ceres_sqrtba::Solve(o, &problem, &s);
+  ceres::Solver::Options co = o;
+  co.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  ceres::Solver::Summary c;
+  ceres::Solve(co, &problem, &c);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_EQ(s.message, c.message);
+  EXPECT_NE(s.message.find("has at least one infeasible value"), std::string::npos) << s.message;
+}
+
+}  // namespace
+}  // namespace ceres_sqrtba
