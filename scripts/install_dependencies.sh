@@ -7,6 +7,8 @@ packages=(
   libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev
   libsuitesparse-dev libtbb-dev libgtest-dev libbenchmark-dev libbz2-dev
   python3 python3-matplotlib
+  # scripts/build_ceres22.sh: the Ceres 2.2 source tarball
+  xz-utils
   # scripts/test_sanitizers.sh: clang, its sanitizer and libFuzzer runtimes,
   # llvm-symbolizer for readable reports
   clang libclang-rt-14-dev llvm

@@ -69,7 +69,9 @@ TEST(BadInput, InvalidOptionValuesNameTheOption) {
       {[](Solver::Options* o) { o->min_lm_diagonal = 0; }, "min_lm_diagonal"},
       {[](Solver::Options* o) { o->min_lm_diagonal = 2e32; }, "min_lm_diagonal"},
       {[](Solver::Options* o) { o->initial_trust_region_radius = -1; }, "initial_trust_region_radius"},
-      {[](Solver::Options* o) { o->max_linear_solver_iterations = 0; }, "max_linear_solver_iterations"},
+      // 0 is valid with Ceres 2.2, -1 never.
+      {[](Solver::Options* o) { o->max_linear_solver_iterations = internal::kMinMaxLinearSolverIterations - 1; },
+       "max_linear_solver_iterations"},
       {[](Solver::Options* o) { o->min_linear_solver_iterations = 10; o->max_linear_solver_iterations = 5; },
        "min_linear_solver_iterations"},
       {[](Solver::Options* o) { o->memory_limit_in_bytes = -5; }, "memory_limit_in_bytes"},

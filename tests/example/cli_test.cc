@@ -326,15 +326,23 @@ TEST(ExampleCli, ProblemsThatCannotBeSolved) {
   const std::string inf_cost_path = write("inf_cost.txt", inf_cost);
   const CommandResult ceres = RunAdjuster("--input='" + inf_cost_path + "' --linear_solver=sparse_schur", dir);
   EXPECT_EQ(ceres.exit_code, 1) << ceres.err;
-  EXPECT_NE(ceres.out.find("CONVERGENCE"), std::string::npos) << ceres.out;
   const std::vector<std::string> ceres_err = SplitLines(ceres.err);
   ASSERT_FALSE(ceres_err.empty());
-  EXPECT_EQ(ceres_err.back(),
-            "bundle_adjuster: error: the final cost is not finite: the residuals' squares overflow double "
-            "precision (check the input's scale)");
+  if (ceres_sqrtba::internal::kCeres22) {
+    // Ceres 2.2 fails an evaluation whose summed cost is not finite.
+    EXPECT_EQ(ceres_err.back(), "bundle_adjuster: error: solver failed: Initial residual and Jacobian evaluation failed.");
+  } else {
+    EXPECT_NE(ceres.out.find("CONVERGENCE"), std::string::npos) << ceres.out;
+    EXPECT_EQ(ceres_err.back(),
+              "bundle_adjuster: error: the final cost is not finite: the residuals' squares overflow double "
+              "precision (check the input's scale)");
+  }
 
   // A perturbation that leaves the range of a double names its flags.
-  ExpectOneErrorLine(RunAdjuster("--input='" + kData + "/valid_small.txt' --rotation_sigma=1e300", dir),
+  // (A translation noise of 1e308 overflows with this seed of the example's
+  // own generator, whatever the Ceres; a huge rotation noise stays finite
+  // through Ceres 2.2's rotation functions.)
+  ExpectOneErrorLine(RunAdjuster("--input='" + kData + "/valid_small.txt' --translation_sigma=1e308 --random_seed=1", dir),
                      "valid_small.txt: the perturbation (--rotation_sigma, --translation_sigma, "
                      "--point_sigma) made a parameter non-finite");
 }
