@@ -104,9 +104,65 @@ TEST(Solver, FollowsCeresIterationByIteration) {
     EXPECT_LT(Rel(runs.sqrt_double.iterations[i].cost, runs.ceres.iterations[i].cost), 1e-6) << "iteration " << i;
     EXPECT_EQ(runs.sqrt_double.iterations[i].step_is_successful, runs.ceres.iterations[i].step_is_successful);
     EXPECT_LT(Rel(runs.sqrt_double.iterations[i].trust_region_radius, runs.ceres.iterations[i].trust_region_radius), 1e-6);
+    // Ceres 2.2 reports step_norm 0 until a step was accepted, 2.1 always.
+    const double ceres_step = runs.ceres.iterations[i].step_norm;
+    const double step = runs.sqrt_double.iterations[i].step_norm;
+    if (ceres_step == 0.0) {
+      EXPECT_EQ(step, 0.0) << "iteration " << i;
+    } else {
+      EXPECT_LT(Rel(step, ceres_step), 1e-4) << "iteration " << i;
+    }
   }
   ExpectSameEnd(runs);
   EXPECT_EQ(runs.sqrt_double.termination_type, runs.ceres.termination_type);
+}
+
+// The Summary's fields are filled as the linked Ceres fills them (times and
+// what only depends on the linear solver aside).
+TEST(Solver, SummaryFilledAsCeresFillsIt) {
+  const SyntheticBa ba = MakeSyntheticBa(8, 300, 4, 18);
+  Solver::Options o = BaseOptions();
+  o.eta = 1e-10;
+  o.max_linear_solver_iterations = 1000;
+  o.max_num_iterations = 8;
+  o.num_threads = 1000;  // capped at the machine, as Ceres caps it
+  const Runs runs = SolveAll(ba, o, [](SyntheticBa* b, ceres::Problem* p) {
+    AddReprojectionResiduals(b, p, new ceres::HuberLoss(1.0));
+    std::vector<double>* fixed = new std::vector<double>{2.0};  // leaks into the test's lifetime only
+    p->AddParameterBlock(fixed->data(), 1);
+    p->SetParameterBlockConstant(fixed->data());
+  });
+  const ceres::Solver::Summary& c = runs.ceres;
+  const ceres::Solver::Summary& s = runs.sqrt_double;
+  EXPECT_EQ(s.termination_type, c.termination_type);
+  EXPECT_EQ(s.message, c.message);
+  EXPECT_EQ(s.num_parameter_blocks, c.num_parameter_blocks);
+  EXPECT_EQ(s.num_parameters, c.num_parameters);
+  EXPECT_EQ(s.num_effective_parameters, c.num_effective_parameters);
+  EXPECT_EQ(s.num_residual_blocks, c.num_residual_blocks);
+  EXPECT_EQ(s.num_residuals, c.num_residuals);
+  EXPECT_EQ(s.num_parameter_blocks_reduced, c.num_parameter_blocks_reduced);
+  EXPECT_EQ(s.num_parameters_reduced, c.num_parameters_reduced);
+  EXPECT_EQ(s.num_effective_parameters_reduced, c.num_effective_parameters_reduced);
+  EXPECT_EQ(s.num_residual_blocks_reduced, c.num_residual_blocks_reduced);
+  EXPECT_EQ(s.num_residuals_reduced, c.num_residuals_reduced);
+  EXPECT_EQ(s.num_successful_steps, c.num_successful_steps);
+  EXPECT_EQ(s.num_unsuccessful_steps, c.num_unsuccessful_steps);
+  EXPECT_EQ(s.num_threads_given, c.num_threads_given);
+  EXPECT_EQ(s.num_threads_used, c.num_threads_used);
+  EXPECT_EQ(s.is_constrained, c.is_constrained);
+  EXPECT_EQ(s.linear_solver_ordering_used, c.linear_solver_ordering_used);
+  EXPECT_EQ(s.schur_structure_used, c.schur_structure_used);
+  EXPECT_EQ(s.num_line_search_steps, c.num_line_search_steps);
+  EXPECT_EQ(s.line_search_total_time_in_seconds, c.line_search_total_time_in_seconds);
+  EXPECT_EQ(s.inner_iteration_time_in_seconds, c.inner_iteration_time_in_seconds);
+  EXPECT_EQ(s.num_jacobian_evaluations, c.num_jacobian_evaluations);
+  EXPECT_EQ(s.num_residual_evaluations, c.num_residual_evaluations);
+  EXPECT_EQ(s.num_linear_solves, c.num_linear_solves);
+  EXPECT_LT(Rel(s.fixed_cost + 1.0, c.fixed_cost + 1.0), 1e-12);
+  EXPECT_LT(Rel(s.initial_cost, c.initial_cost), 1e-12);
+  EXPECT_LT(Rel(s.final_cost, c.final_cost), 1e-6);
+  EXPECT_EQ(s.iterations.size(), c.iterations.size());
 }
 
 TEST(Solver, DefaultEtaEndsAtCeresCost) {
