@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/independent_set.h"
 
 namespace ceres_sqrtba {
@@ -47,51 +48,74 @@ std::string Address(const void* p) {
   return ss.str();
 }
 
+// The residual blocks as Problem::GetResidualBlocks lists them, each with
+// its parameter blocks as indices into ProblemStructure::parameter_blocks
+// (read once: Ceres copies them into a vector per call).
+struct ResidualList {
+  std::vector<ceres::ResidualBlockId> ids;
+  std::vector<int> begin{0};  // ids.size() + 1
+  std::vector<int> blocks;
+};
+
 // Parameter blocks in the order of first use by the residual blocks (Ceres'
 // program order for blocks created by AddResidualBlock), then the unused ones
 // in the order Problem::GetParameterBlocks lists them. GetParameterBlocks
 // lists blocks by address, which changes from run to run; this order makes
 // the structure, the work partition and every sum the same in every run.
-void ReadParameterBlocks(const ceres::Problem& problem, ProblemStructure* s) {
+// The per-block queries (sizes, manifold, constancy, 2 bounds per value)
+// are map lookups inside Ceres: they run in parallel.
+void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context, ProblemStructure* s,
+                         ResidualList* residuals) {
   std::vector<double*> by_address;
   problem.GetParameterBlocks(&by_address);
-  std::vector<ceres::ResidualBlockId> residual_ids;
-  problem.GetResidualBlocks(&residual_ids);
+  problem.GetResidualBlocks(&residuals->ids);
   std::vector<double*> blocks;
   blocks.reserve(by_address.size());
   s->index_of.reserve(by_address.size() * 2);
-  std::vector<double*> params;
   auto add = [&](double* p) {
-    if (s->index_of.emplace(p, static_cast<int>(blocks.size())).second) blocks.push_back(p);
+    const auto it = s->index_of.try_emplace(p, static_cast<int>(blocks.size()));
+    if (it.second) blocks.push_back(p);
+    return it.first->second;
   };
-  for (ceres::ResidualBlockId id : residual_ids) {
+  std::vector<double*> params;
+  residuals->begin.reserve(residuals->ids.size() + 1);
+  for (ceres::ResidualBlockId id : residuals->ids) {
     problem.GetParameterBlocksForResidualBlock(id, &params);
-    for (double* p : params) add(p);
+    for (double* p : params) residuals->blocks.push_back(add(p));
+    residuals->begin.push_back(static_cast<int>(residuals->blocks.size()));
   }
   for (double* p : by_address) add(p);
-  s->parameter_blocks.resize(blocks.size());
-  for (size_t i = 0; i < blocks.size(); ++i) {
+  const int n = static_cast<int>(blocks.size());
+  s->parameter_blocks.resize(n);
+  std::vector<char> bounded(n, 0);
+  auto read = [&](int b, int e) {
+    for (int i = b; i < e; ++i) {
+      ParameterBlockInfo& pb = s->parameter_blocks[i];
+      pb.user_values = blocks[i];
+      pb.size = problem.ParameterBlockSize(blocks[i]);
+      pb.tangent_size = problem.ParameterBlockTangentSize(blocks[i]);
+      pb.manifold = problem.GetManifold(blocks[i]);
+      // A block with an empty tangent space cannot move: Ceres treats it as
+      // constant, and so do we.
+      pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;
+      for (int k = 0; k < pb.size && !bounded[i]; ++k) {
+        bounded[i] = problem.GetParameterLowerBound(blocks[i], k) > -std::numeric_limits<double>::max() ||
+                     problem.GetParameterUpperBound(blocks[i], k) < std::numeric_limits<double>::max();
+      }
+    }
+  };
+  if (context != nullptr) {
+    context->For(n, 1024, read);
+  } else {
+    read(0, n);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!bounded[i]) continue;
     ParameterBlockInfo& pb = s->parameter_blocks[i];
-    pb.user_values = blocks[i];
-    pb.size = problem.ParameterBlockSize(blocks[i]);
-    pb.tangent_size = problem.ParameterBlockTangentSize(blocks[i]);
-    pb.manifold = problem.GetManifold(blocks[i]);
-    // A block with an empty tangent space cannot move: Ceres treats it as
-    // constant, and so do we.
-    pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;
+    pb.bounds_offset = static_cast<int>(s->lower_bounds.size());
     for (int k = 0; k < pb.size; ++k) {
-      const double lower = problem.GetParameterLowerBound(blocks[i], k);
-      const double upper = problem.GetParameterUpperBound(blocks[i], k);
-      if (lower == -std::numeric_limits<double>::max() && upper == std::numeric_limits<double>::max()) {
-        continue;
-      }
-      if (pb.bounds_offset < 0) {
-        pb.bounds_offset = static_cast<int>(s->lower_bounds.size());
-        s->lower_bounds.resize(pb.bounds_offset + pb.size, -std::numeric_limits<double>::max());
-        s->upper_bounds.resize(pb.bounds_offset + pb.size, std::numeric_limits<double>::max());
-      }
-      s->lower_bounds[pb.bounds_offset + k] = lower;
-      s->upper_bounds[pb.bounds_offset + k] = upper;
+      s->lower_bounds.push_back(problem.GetParameterLowerBound(blocks[i], k));
+      s->upper_bounds.push_back(problem.GetParameterUpperBound(blocks[i], k));
     }
   }
 }
@@ -162,40 +186,40 @@ bool CheckBoundsAreFeasible(const ProblemStructure& s, std::string* error) {
 // to the fixed cost, as Ceres removes them from its reduced program. Variable
 // blocks no residual block uses are not part of the reduced problem either
 // (Ceres removes them too): they are marked constant and keep their values.
-std::vector<ResidualBlockInfo> ReadResidualBlocks(const ceres::Problem& problem, ProblemStructure* s) {
-  std::vector<ceres::ResidualBlockId> ids;
-  problem.GetResidualBlocks(&ids);
+std::vector<ResidualBlockInfo> ReadResidualBlocks(const ceres::Problem& problem, const ResidualList& list,
+                                                  ProblemStructure* s) {
   std::vector<ResidualBlockInfo> residuals;
-  residuals.reserve(ids.size());
-  std::vector<double*> params;
+  residuals.reserve(list.ids.size());
+  s->residual_parameters.reserve(list.blocks.size());
   std::vector<bool> used(s->parameter_blocks.size(), false);
-  for (const ceres::ResidualBlockId& id : ids) {
+  for (size_t r = 0; r < list.ids.size(); ++r) {
     ResidualBlockInfo rb;
-    rb.id = id;
-    rb.cost_function = problem.GetCostFunctionForResidualBlock(id);
-    rb.loss_function = problem.GetLossFunctionForResidualBlock(id);
+    rb.id = list.ids[r];
+    rb.cost_function = problem.GetCostFunctionForResidualBlock(rb.id);
+    rb.loss_function = problem.GetLossFunctionForResidualBlock(rb.id);
     rb.num_residuals = rb.cost_function->num_residuals();
-    problem.GetParameterBlocksForResidualBlock(id, &params);
-    rb.parameter_begin = static_cast<int>(s->residual_parameters.size());
-    rb.num_parameter_blocks = static_cast<int>(params.size());
+    rb.num_parameter_blocks = list.begin[r + 1] - list.begin[r];
     bool any_variable = false;
-    for (double* p : params) {
-      const int idx = s->index_of.at(p);
-      s->residual_parameters.push_back(idx);
-      any_variable |= !s->parameter_blocks[idx].is_constant;
+    for (int i = list.begin[r]; i < list.begin[r + 1]; ++i) {
+      any_variable |= !s->parameter_blocks[list.blocks[i]].is_constant;
     }
     if (!any_variable) {
       FixedResidualBlock fixed;
-      fixed.id = id;
-      fixed.index = static_cast<int>(&id - ids.data());
+      fixed.id = rb.id;
+      fixed.index = static_cast<int>(r);
       fixed.cost_function = rb.cost_function;
       fixed.loss_function = rb.loss_function;
-      fixed.parameters.assign(params.begin(), params.end());
+      for (int i = list.begin[r]; i < list.begin[r + 1]; ++i) {
+        fixed.parameters.push_back(s->parameter_blocks[list.blocks[i]].user_values);
+      }
       s->fixed_residual_blocks.push_back(std::move(fixed));
-      s->residual_parameters.resize(rb.parameter_begin);
       continue;
     }
-    for (int i = 0; i < rb.num_parameter_blocks; ++i) used[s->residual_parameters[rb.parameter_begin + i]] = true;
+    rb.parameter_begin = static_cast<int>(s->residual_parameters.size());
+    for (int i = list.begin[r]; i < list.begin[r + 1]; ++i) {
+      s->residual_parameters.push_back(list.blocks[i]);
+      used[list.blocks[i]] = true;
+    }
     residuals.push_back(rb);
   }
   for (size_t i = 0; i < used.size(); ++i) {
@@ -258,18 +282,18 @@ bool CheckOneLandmarkPerResidual(const ProblemStructure& s, const std::vector<Re
     for (int i = 0; i < rb.num_parameter_blocks; ++i) {
       const int p = s.residual_parameters[rb.parameter_begin + i];
       if (!is_landmark[p]) continue;
-      std::ostringstream msg;
-      if (first >= 0 && first != p) {
-        msg << "The " << NameOf(rb.id) << " depends on two landmarks (the "
-            << NameOf(s.parameter_blocks[first].user_values) << " and the "
-            << NameOf(s.parameter_blocks[p].user_values)
-            << " of elimination group 0); the square-root solver needs every residual block to "
-               "depend on at most one landmark.";
-      } else if (first == p) {
-        msg << "The " << NameOf(rb.id) << " uses the landmark " << NameOf(s.parameter_blocks[p].user_values)
-            << " twice.";
-      }
-      if (!msg.str().empty()) {
+      if (first >= 0) {
+        std::ostringstream msg;
+        if (first != p) {
+          msg << "The " << NameOf(rb.id) << " depends on two landmarks (the "
+              << NameOf(s.parameter_blocks[first].user_values) << " and the "
+              << NameOf(s.parameter_blocks[p].user_values)
+              << " of elimination group 0); the square-root solver needs every residual block to "
+                 "depend on at most one landmark.";
+        } else {
+          msg << "The " << NameOf(rb.id) << " uses the landmark " << NameOf(s.parameter_blocks[p].user_values)
+              << " twice.";
+        }
         *error = msg.str();
         return false;
       }
@@ -415,13 +439,14 @@ std::string NameOf(ceres::ResidualBlockId residual_block) { return "residual blo
 
 StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       const ceres::ParameterBlockOrdering* ordering,
-                                      ProblemStructure* out, std::string* error) {
+                                      ProblemStructure* out, std::string* error, ParallelContext* context) {
   ProblemStructure s;
-  ReadParameterBlocks(problem, &s);
+  ResidualList list;
+  ReadParameterBlocks(problem, context, &s, &list);
   if (!CheckParameterValuesAreFinite(s, error) || !CheckBoundsAreFeasible(s, error)) {
     return StructureStatus::kInvalid;
   }
-  std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(problem, &s);
+  std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(problem, list, &s);
   std::vector<bool> is_landmark;
   if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, error) ||
       !CheckOneLandmarkPerResidual(s, residuals, is_landmark, error)) {

@@ -32,6 +32,8 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+class ParallelContext;
+
 struct ParameterBlockInfo {
   double* user_values = nullptr;
   int size = 0;          // ambient
@@ -149,9 +151,11 @@ void StateToUser(const ProblemStructure& s, const double* state);
 // naming the reason (a residual block touching two landmarks, a bad
 // ordering, no landmarks...) and the user's blocks as Ceres names them (by
 // address).
+// context (optional): runs the per-block queries to Ceres in parallel.
 StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       const ceres::ParameterBlockOrdering* ordering,
-                                      ProblemStructure* structure, std::string* error);
+                                      ProblemStructure* structure, std::string* error,
+                                      ParallelContext* context = nullptr);
 
 // "parameter block 0x55d1c2a0" / "residual block 0x55d1c2b8": how messages
 // name the user's blocks, as Ceres' do.

@@ -91,16 +91,19 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   auto fail = [&](const std::string& message) { RecordFailure(options, message, start_time, summary); };
   std::string error;
 
+  ParallelContext context(summary->num_threads_used);
   ProblemStructure s;
-  switch (BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error)) {
+  switch (BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error, &context)) {
     case StructureStatus::kOk:
       break;
     case StructureStatus::kNoLandmarks:
       return SolveWithoutLandmarks(options, problem, summary);
     case StructureStatus::kUnsupported:
     case StructureStatus::kInvalid:
+      RecordProblemSizes(*problem, summary);
       return fail(error);
   }
+  RecordProblemSizes(s, summary);
   RecordStructure(s, options.linear_solver_ordering.get(), summary);
 
   // Memory: checked before the landmark storage is allocated.
@@ -117,7 +120,6 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
           << (options.precision == SINGLE_PRECISION ? "single" : "double") << " precision (limit "
           << FormatBytes(budget.limit()) << ").";
 
-  ParallelContext context(summary->num_threads_used);
   Evaluator evaluator(s, factory.partition(), &context);
   EvaluationNotifier notifier(problem, s);
   evaluator.SetNotifier(&notifier);
@@ -174,7 +176,6 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
     return RecordFailure(options, "ceres_sqrtba::Solve was called with a null problem.", start_time, summary);
   }
   if (!ValidateSqrtOptions(options, &error)) return RecordFailure(options, error, start_time, summary);
-  RecordProblemSizes(*problem, summary);
   // Nothing escapes: memory that is not there ends the solve with FAILURE,
   // the user's blocks as they were.
   try {

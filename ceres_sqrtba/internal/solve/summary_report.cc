@@ -92,6 +92,21 @@ void RecordProblemSizes(const ceres::Problem& problem, Solver::Summary* summary)
   summary->num_residuals = problem.NumResiduals();
 }
 
+void RecordProblemSizes(const ProblemStructure& s, Solver::Summary* summary) {
+  summary->num_parameter_blocks = static_cast<int>(s.parameter_blocks.size());
+  summary->num_parameters = 0;
+  summary->num_effective_parameters = 0;
+  for (const ParameterBlockInfo& pb : s.parameter_blocks) {
+    summary->num_parameters += pb.size;
+    summary->num_effective_parameters += pb.tangent_size;
+  }
+  summary->num_residual_blocks = static_cast<int>(s.residual_blocks.size() + s.fixed_residual_blocks.size());
+  summary->num_residuals = s.num_residuals;
+  for (const FixedResidualBlock& fixed : s.fixed_residual_blocks) {
+    summary->num_residuals += fixed.cost_function->num_residuals();
+  }
+}
+
 void RecordStructure(const ProblemStructure& s, const ceres::ParameterBlockOrdering* ordering,
                      Solver::Summary* summary) {
   summary->num_parameter_blocks_reduced = static_cast<int>(s.variable_blocks.size());

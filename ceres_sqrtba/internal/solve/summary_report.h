@@ -24,6 +24,9 @@ void StartSummary(const Solver::Options& options, Solver::Summary* summary);
 // The problem's sizes (the "Original" column), once the options are valid
 // (Ceres leaves them at -1 otherwise).
 void RecordProblemSizes(const ceres::Problem& problem, Solver::Summary* summary);
+// The same from the structure read from the problem (without asking Ceres
+// again, block by block).
+void RecordProblemSizes(const ProblemStructure& s, Solver::Summary* summary);
 
 // The reduced problem (the "Reduced" column), the ordering and the Schur
 // structure, as Ceres reports them; a user ordering is reported group by
