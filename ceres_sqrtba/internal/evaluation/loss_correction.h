@@ -51,6 +51,8 @@ class LossCorrection {
   void CorrectJacobian(int rows, int cols, const double* residuals,
                        double* jacobian) const {
     if (alpha_over_s_ == 0.0) {
+      // A scaling by 1 (a robust loss's inliers) changes nothing.
+      if (sqrt_rho1_ == 1.0) return;
       for (int i = 0; i < rows * cols; ++i) jacobian[i] *= sqrt_rho1_;
       return;
     }
@@ -65,6 +67,7 @@ class LossCorrection {
   }
 
   void CorrectResiduals(int rows, double* residuals) const {
+    if (residual_scale_ == 1.0) return;
     for (int r = 0; r < rows; ++r) residuals[r] *= residual_scale_;
   }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <new>
 
+#include "ceres_sqrtba/internal/common/finite.h"
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
 #include "ceres_sqrtba/internal/projected/projected_kernels.h"
 #include "ceres_sqrtba/internal/projected/thin_qr.h"
@@ -72,20 +73,27 @@ void ProjectedLandmarkBlocks<Scalar>::Write(int group, int /*position*/, int row
   DCHECK_LE(row + m, layout_.rows[group]);
   Scalar* h = hot(group) + static_cast<int64_t>(row) * hs;
   Scalar* c = cold(group) + static_cast<int64_t>(row) * (d + 1);
-  // Every row of the residual block is written whole (padding included), so
-  // nothing of the previous Jacobian survives; the Q1 columns are written by
-  // Damp.
+  // Values a float cannot carry safely (beyond kMaxMagnitude once the column
+  // scale is known, beyond float's range before) are flagged, and in both
+  // precisions values that are not finite (the cost function's were, but a
+  // loss correction or the column scale can overflow): the largest magnitude
+  // is compared once, as bits (common/finite.h), NaN and inf included.
+  const double limit = kMaxMagnitude<Scalar> < std::numeric_limits<double>::infinity()
+                           ? (!scale_.empty() ? kMaxMagnitude<Scalar>
+                                              : static_cast<double>(std::numeric_limits<Scalar>::max()))
+                           : std::numeric_limits<double>::max();
+  uint64_t largest = 0;
   for (int i = 0; i < m; ++i) {
-    std::fill(h + i * hs, h + i * hs + cw, Scalar(0));
-    std::fill(c + i * (d + 1), c + i * (d + 1) + d, Scalar(0));
-  }
-  const double limit = !scale_.empty() ? kMaxMagnitude<Scalar>
-                                       : static_cast<double>(std::numeric_limits<Scalar>::max());
-  bool out_of_range = false;
-  for (int i = 0; i < m; ++i) {
-    out_of_range |= !(std::abs(residuals[i]) <= limit);
+    largest = std::max(largest, AbsBits(residuals[i]));
     c[i * (d + 1) + d] = static_cast<Scalar>(residuals[i]);
   }
+  // Every row of the residual block is written whole, so nothing of the
+  // previous Jacobian survives: the camera blocks fill the compact columns
+  // [0, covered) (back to back), the rest is zero padding; the landmark
+  // columns are zero when the landmark is constant. The Q1 columns are
+  // written by Damp.
+  int covered = 0;
+  bool landmark_written = false;
   for (int i = 0; i < rb.num_parameter_blocks; ++i) {
     if (jacobians[i] == nullptr) continue;
     const int idx = rb.parameter_begin + i;
@@ -93,19 +101,30 @@ void ProjectedLandmarkBlocks<Scalar>::Write(int group, int /*position*/, int row
     if (col == ProjectedBlockLayout::kConstant) continue;
     const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[idx]];
     const int ts = pb.tangent_size;
+    const bool landmark = col == ProjectedBlockLayout::kLandmark;
+    Scalar* out0 = landmark ? c : h + col;
+    const int out_stride = landmark ? d + 1 : hs;
+    if (landmark) {
+      landmark_written = true;
+    } else {
+      covered = std::max(covered, col + ts);
+    }
     const double* scale = scale_.empty() ? nullptr : scale_.data() + pb.tangent_offset;
-    Scalar* out0 = col == ProjectedBlockLayout::kLandmark ? c : h + col;
-    const int out_stride = col == ProjectedBlockLayout::kLandmark ? d + 1 : hs;
     for (int rr = 0; rr < m; ++rr) {
-      Scalar* out = out0 + rr * out_stride;
-      const double* in = jacobians[i] + rr * ts;
+      Scalar* __restrict out = out0 + rr * out_stride;
+      const double* __restrict in = jacobians[i] + rr * ts;
       for (int k = 0; k < ts; ++k) {
         const double v = scale != nullptr ? in[k] * scale[k] : in[k];
-        out_of_range |= !(std::abs(v) <= limit);
+        largest = std::max(largest, AbsBits(v));
         out[k] = static_cast<Scalar>(v);
       }
     }
   }
+  for (int i = 0; i < m; ++i) {
+    std::fill(h + i * hs + covered, h + i * hs + cw, Scalar(0));
+    if (!landmark_written) std::fill(c + i * (d + 1), c + i * (d + 1) + d, Scalar(0));
+  }
+  const bool out_of_range = largest > AbsBits(limit);
   if (out_of_range) out_of_range_.store(true, std::memory_order_relaxed);
 }
 
