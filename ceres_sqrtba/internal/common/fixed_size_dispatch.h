@@ -111,6 +111,22 @@ decltype(auto) DispatchCameraSize(int f, Fn&& fn) {
   return fixed_size_dispatch::Dispatch(FixedCameraSizesList(), BlockSizes{kDynamic, kDynamic, f}, fn);
 }
 
+// One block of a residual block's Jacobian, rows x cols: fn(FixedSizes<2,
+// kDynamic, f>) for the 2-row residuals of BA with a listed camera size
+// (landmark sizes included: 3 is listed), fn(DynamicSizes()) otherwise. Used
+// by the evaluator and the Jacobian writers for the per-block work around
+// the user's cost function.
+template <typename Fn>
+decltype(auto) DispatchResidualBlockSize(int rows, int cols, Fn&& fn) {
+  if (rows == 2) {
+    return DispatchCameraSize(cols, [&](auto sizes) -> decltype(auto) {
+      using Sizes = decltype(sizes);
+      return fn(FixedSizes<2, kDynamic, Sizes::kF>());
+    });
+  }
+  return fn(DynamicSizes());
+}
+
 }  // namespace internal
 }  // namespace ceres_sqrtba
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ceres_sqrtba/internal/common/finite.h"
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/evaluation/loss_correction.h"
 
 namespace ceres_sqrtba {
@@ -150,25 +151,47 @@ bool Evaluator::EvaluateFixedCost(double* cost) {
 
 namespace {
 
-// True when every value is finite, without a branch per value (the check
-// runs on every residual and Jacobian entry the user's cost functions write):
-// a value is NaN or inf exactly when its exponent bits are all ones, an
-// integer test the compiler vectorizes.
-inline bool Finite(const double* v, int n) { return AllFiniteBits(v, n); }
+// The per-block work around the user's cost function, on rows x cols values
+// (a block of the residual's Jacobian): with both sizes known at compile time
+// (2-row residuals and the camera/landmark sizes of fixed_size_dispatch.h)
+// the loops unroll and vectorize; the values and their order of operations
+// are the same either way.
+template <int kRows, int kCols>
+struct BlockOps {
+  int rows, cols;
+  int Rows() const { return kRows != kDynamic ? kRows : rows; }
+  int Cols() const { return kCols != kDynamic ? kCols : cols; }
+  int Size() const { return Rows() * Cols(); }
 
-// g (cols) += J^T r for a row-major rows x cols J, row by row: the order of
-// the additions into each g[c] is the rows' order, whatever the sizes.
-inline void AddTransposeTimes(const double* __restrict j, int rows, int cols, const double* __restrict r,
-                              double* __restrict g) {
-  for (int rr = 0; rr < rows; ++rr) {
-    const double w = r[rr];
-    const double* __restrict jr = j + rr * cols;
-    for (int c = 0; c < cols; ++c) g[c] += jr[c] * w;
+  // Poisoned so that a cost function that leaves an entry unwritten is
+  // caught, as Ceres does.
+  void Poison(double* v) const {
+    for (int i = 0; i < Size(); ++i) v[i] = std::numeric_limits<double>::quiet_NaN();
   }
-}
+  // Every value times zero is zero exactly when all are finite; Eigen sums
+  // the products in SIMD packets (any order gives zero, or NaN).
+  bool Finite(const double* v) const {
+    using Values = Eigen::Array<double, (kRows == kDynamic || kCols == kDynamic) ? kDynamic : kRows * kCols, 1>;
+    return (Eigen::Map<const Values>(v, Size()) * 0.0).sum() == 0.0;
+  }
+  // g (cols) += J^T r, row by row: the additions into each g[c] in the
+  // rows' order.
+  void AddTransposeTimes(const double* __restrict j, const double* __restrict r, double* __restrict g) const {
+    for (int rr = 0; rr < Rows(); ++rr) {
+      const double w = r[rr];
+      const double* __restrict jr = j + rr * Cols();
+      for (int c = 0; c < Cols(); ++c) g[c] += jr[c] * w;
+    }
+  }
+};
 
-inline void Poison(double* v, int n) {
-  for (int i = 0; i < n; ++i) v[i] = std::numeric_limits<double>::quiet_NaN();
+// Calls fn(BlockOps<R, C>) with the sizes fixed where they are common.
+template <typename Fn>
+inline void WithBlockOps(int rows, int cols, Fn&& fn) {
+  DispatchResidualBlockSize(rows, cols, [&](auto sizes) {
+    using Sizes = decltype(sizes);
+    fn(BlockOps<Sizes::kRow, Sizes::kF>{rows, cols});
+  });
 }
 
 // The cost function objects are the user's, one heap object per residual
@@ -225,19 +248,17 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             sc.cost_jacobians[i] = sc.ambient.data() + ambient_used;
             ambient_used += m * pb.size;
           }
-          // Poisoned so that a cost function that leaves an entry unwritten
-          // is caught, as Ceres does.
-          Poison(sc.cost_jacobians[i], m * pb.size);
+          WithBlockOps(m, pb.size, [&](auto ops) { ops.Poison(sc.cost_jacobians[i]); });
         }
         double* res = sc.residuals.data();
-        Poison(res, m);
+        for (int i = 0; i < m; ++i) res[i] = std::numeric_limits<double>::quiet_NaN();
         if (!rb.cost_function->Evaluate(sc.parameters.data(), res,
                                         want_jacobian ? sc.cost_jacobians.data() : nullptr)) {
           error = "The cost function of the " + NameOf(rb.id) + " returned false.";
           ok = false;
           break;
         }
-        if (!Finite(res, m)) {
+        if (!AllFiniteBits(res, m)) {
           const int bad = FirstNonFinite(res, m);
           error = "The " + NameOf(rb.id) + " has a residual that is not finite or was not written (" +
                   Format("residual %.0f = %g).", bad, res[bad]);
@@ -248,7 +269,9 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
           if (sc.cost_jacobians[i] == nullptr) continue;
           const int p = blocks[i];
           const ParameterBlockInfo& pb = s_.parameter_blocks[p];
-          if (!Finite(sc.cost_jacobians[i], m * pb.size)) {
+          bool finite = true;
+          WithBlockOps(m, pb.size, [&](auto ops) { finite = ops.Finite(sc.cost_jacobians[i]); });
+          if (!finite) {
             const int bad = FirstNonFinite(sc.cost_jacobians[i], m * pb.size);
             error = "The Jacobian of the " + NameOf(rb.id) + " with respect to the " + NameOf(pb.user_values) +
                     " has a value that is not finite or was not written (" +
@@ -293,7 +316,9 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             ok = false;
             break;
           }
-          if (want_jacobian) {
+          // An inlier of a robust loss (rho' = 1, rho'' = 0) is corrected by
+          // a scale of 1: nothing to do.
+          if (want_jacobian && !(rho[1] == 1.0 && rho[2] == 0.0)) {
             const LossCorrection correction(squared_norm, rho);
             for (int i = 0; i < rb.num_parameter_blocks; ++i) {
               if (sc.out_jacobians[i] == nullptr) continue;
@@ -309,7 +334,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             const ParameterBlockInfo& pb = s_.parameter_blocks[blocks[i]];
             double* g = pb.is_landmark ? gradient + pb.tangent_offset
                                        : camera_gradient + (pb.tangent_offset - s_.camera_tangent_begin);
-            AddTransposeTimes(sc.out_jacobians[i], m, pb.tangent_size, res, g);
+            WithBlockOps(m, pb.tangent_size, [&](auto ops) { ops.AddTransposeTimes(sc.out_jacobians[i], res, g); });
           }
         }
         if (writer != nullptr) writer->Write(g, k - group.residual_begin, row, r, res, sc.out_jacobians.data());

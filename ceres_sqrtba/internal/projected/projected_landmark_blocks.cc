@@ -5,6 +5,7 @@
 #include <new>
 
 #include "ceres_sqrtba/internal/common/finite.h"
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
 #include "ceres_sqrtba/internal/projected/projected_kernels.h"
 #include "ceres_sqrtba/internal/projected/thin_qr.h"
@@ -58,6 +59,32 @@ typename ProjectedLandmarkBlocks<Scalar>::Scratch ProjectedLandmarkBlocks<Scalar
   return Scratch{qr, q1, q1 + m * d};
 }
 
+namespace {
+
+// out (rows x cols, row stride out_stride) = in .* scale (per column; null:
+// 1), converted to Scalar; returns the largest magnitude written, as bits
+// (common/finite.h: NaN and inf above everything finite). With the sizes
+// fixed the conversion is vectorized.
+template <int kRows, int kCols, typename Scalar>
+inline uint64_t WriteScaled(const double* __restrict in, int rows, int cols, const double* __restrict scale,
+                            Scalar* __restrict out, int out_stride) {
+  const int r_end = kRows != kDynamic ? kRows : rows;
+  const int c_end = kCols != kDynamic ? kCols : cols;
+  uint64_t largest = 0;
+  for (int rr = 0; rr < r_end; ++rr) {
+    const double* __restrict row_in = in + rr * c_end;
+    Scalar* __restrict row_out = out + rr * out_stride;
+    for (int k = 0; k < c_end; ++k) {
+      const double v = scale != nullptr ? row_in[k] * scale[k] : row_in[k];
+      largest = std::max(largest, AbsBits(v));
+      row_out[k] = static_cast<Scalar>(v);
+    }
+  }
+  return largest;
+}
+
+}  // namespace
+
 template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::Write(int group, int /*position*/, int row, int residual,
                                             const double* residuals,
@@ -110,15 +137,10 @@ void ProjectedLandmarkBlocks<Scalar>::Write(int group, int /*position*/, int row
       covered = std::max(covered, col + ts);
     }
     const double* scale = scale_.empty() ? nullptr : scale_.data() + pb.tangent_offset;
-    for (int rr = 0; rr < m; ++rr) {
-      Scalar* __restrict out = out0 + rr * out_stride;
-      const double* __restrict in = jacobians[i] + rr * ts;
-      for (int k = 0; k < ts; ++k) {
-        const double v = scale != nullptr ? in[k] * scale[k] : in[k];
-        largest = std::max(largest, AbsBits(v));
-        out[k] = static_cast<Scalar>(v);
-      }
-    }
+    DispatchResidualBlockSize(m, ts, [&](auto sizes) {
+      using Sizes = decltype(sizes);
+      largest = std::max(largest, WriteScaled<Sizes::kRow, Sizes::kF>(jacobians[i], m, ts, scale, out0, out_stride));
+    });
   }
   for (int i = 0; i < m; ++i) {
     std::fill(h + i * hs + covered, h + i * hs + cw, Scalar(0));
