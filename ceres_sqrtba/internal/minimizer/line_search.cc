@@ -1,6 +1,7 @@
 #include "ceres_sqrtba/internal/minimizer/line_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/wall_time.h"
@@ -82,6 +83,47 @@ LineSearchOutcome ArmijoSearch(const ArmijoOptions& o, double initial_cost, doub
   out.step = out.success ? current.x : 1.0;
   out.total_time = WallTimeInSeconds() - start;
   return out;
+}
+
+ProjectedLineSearch::ProjectedLineSearch(Evaluator* evaluator, int num_parameters, int num_effective_parameters)
+    : evaluator_(evaluator),
+      trial_x_(num_parameters),
+      trial_delta_(num_effective_parameters),
+      trial_gradient_(num_effective_parameters) {}
+
+void ProjectedLineSearch::Search(const ceres::Solver::Options& options, const Eigen::VectorXd& x, double cost,
+                                 const Eigen::VectorXd& gradient, Eigen::VectorXd* delta,
+                                 MinimizerStatistics* stats, ceres::Solver::Summary* summary) {
+  auto trial = [&](double a, bool evaluate_gradient, LineSample* sample) {
+    sample->x = a;
+    trial_delta_ = a * *delta;
+    if (!evaluator_->Plus(x.data(), trial_delta_.data(), trial_x_.data())) return;
+    const double t0 = WallTimeInSeconds();
+    const bool ok = evaluate_gradient ? evaluator_->EvaluateJacobian(trial_x_.data(), true, &sample->value,
+                                                                     trial_gradient_.data(), nullptr)
+                                      : evaluator_->EvaluateCost(trial_x_.data(), &sample->value);
+    const double seconds = WallTimeInSeconds() - t0;
+    if (evaluate_gradient) {
+      stats->jacobian_evaluation_time += seconds;
+      ++stats->num_jacobian_evaluations;
+      summary->line_search_gradient_evaluation_time_in_seconds += seconds;
+    } else {
+      stats->residual_evaluation_time += seconds;
+      ++stats->num_residual_evaluations;
+      summary->line_search_cost_evaluation_time_in_seconds += seconds;
+    }
+    if (!ok || !std::isfinite(sample->value)) return;
+    sample->value_is_valid = true;
+    if (!evaluate_gradient) return;
+    sample->gradient = delta->dot(trial_gradient_);
+    sample->gradient_is_valid = std::isfinite(sample->gradient);
+  };
+  const LineSearchOutcome out = ArmijoSearch(ArmijoOptions::From(options), cost, gradient.dot(*delta),
+                                             delta->lpNorm<Eigen::Infinity>(), trial);
+  summary->num_line_search_steps += out.num_iterations;
+  summary->line_search_polynomial_minimization_time_in_seconds += out.polynomial_minimization_time;
+  summary->line_search_total_time_in_seconds += out.total_time;
+  if (out.success) *delta *= out.step;
 }
 
 }  // namespace internal

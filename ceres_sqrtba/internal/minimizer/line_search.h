@@ -16,7 +16,11 @@
 
 #include <functional>
 
+#include <Eigen/Core>
+
 #include "ceres/ceres.h"
+#include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/minimizer/minimizer_statistics.h"
 #include "ceres_sqrtba/internal/minimizer/interpolating_polynomial.h"
 
 namespace ceres_sqrtba {
@@ -51,6 +55,24 @@ using LineFunction = std::function<void(double a, bool evaluate_gradient, LineSa
 // direction_max_norm: |delta|_inf, for the minimum step size test.
 LineSearchOutcome ArmijoSearch(const ArmijoOptions& options, double initial_cost, double initial_gradient,
                                double direction_max_norm, const LineFunction& function);
+
+// The search of the trust-region loop of a bounded problem: along delta from
+// x (cost and tangent gradient there), trial points Plus(x, a delta)
+// projected onto the box by the evaluator; scales *delta by the step found.
+// The trial evaluations count as the summary's residual or Jacobian
+// evaluations, and the line search fields of the summary are filled, as in
+// Ceres.
+class ProjectedLineSearch {
+ public:
+  ProjectedLineSearch(Evaluator* evaluator, int num_parameters, int num_effective_parameters);
+  void Search(const ceres::Solver::Options& options, const Eigen::VectorXd& x, double cost,
+              const Eigen::VectorXd& gradient, Eigen::VectorXd* delta, MinimizerStatistics* stats,
+              ceres::Solver::Summary* summary);
+
+ private:
+  Evaluator* evaluator_;
+  Eigen::VectorXd trial_x_, trial_delta_, trial_gradient_;
+};
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

@@ -41,10 +41,7 @@ class Minimizer {
     negative_gradient_.resize(m);
     y_.resize(m);
     delta_.resize(m);
-    if (s.is_constrained) {
-      trial_delta_.resize(m);
-      trial_gradient_.resize(m);
-    }
+    if (s.is_constrained) line_search_ = std::make_unique<ProjectedLineSearch>(evaluator, n, m);
     scale_ = Vector::Ones(m);
     LevenbergMarquardtOptions lm;
     lm.initial_radius = o_.initial_trust_region_radius;
@@ -76,7 +73,7 @@ class Minimizer {
       }
       if (s_.is_constrained && o_.max_num_line_search_step_size_iterations > 0) {
         // Ceres' projected line search enforces the bounds along the step.
-        DoLineSearch();
+        line_search_->Search(o_, x_, x_cost_, gradient_, &delta_, stats_, summary_);
       }
       ComputeCandidatePointAndEvaluateCost();
       if (precision_->CanSwitchToDouble()) {
@@ -396,43 +393,6 @@ class Minimizer {
     return MaybeSwitchAfterRejections();
   }
 
-  // Ceres' projected Armijo search along delta_ (line_search.h); scales
-  // delta_ by the step found.
-  void DoLineSearch() {
-    const ArmijoOptions options = ArmijoOptions::From(o_);
-    auto trial = [&](double a, bool evaluate_gradient, LineSample* sample) {
-      sample->x = a;
-      trial_delta_ = a * delta_;
-      if (!evaluator_->Plus(x_.data(), trial_delta_.data(), candidate_x_.data())) return;
-      const double t0 = WallTimeInSeconds();
-      const bool ok = evaluate_gradient
-                          ? evaluator_->EvaluateJacobian(candidate_x_.data(), true, &sample->value,
-                                                         trial_gradient_.data(), nullptr)
-                          : evaluator_->EvaluateCost(candidate_x_.data(), &sample->value);
-      const double seconds = WallTimeInSeconds() - t0;
-      if (evaluate_gradient) {
-        stats_->jacobian_evaluation_time += seconds;
-        ++stats_->num_jacobian_evaluations;
-        summary_->line_search_gradient_evaluation_time_in_seconds += seconds;
-      } else {
-        stats_->residual_evaluation_time += seconds;
-        ++stats_->num_residual_evaluations;
-        summary_->line_search_cost_evaluation_time_in_seconds += seconds;
-      }
-      if (!ok || !std::isfinite(sample->value)) return;
-      sample->value_is_valid = true;
-      if (!evaluate_gradient) return;
-      sample->gradient = delta_.dot(trial_gradient_);
-      sample->gradient_is_valid = std::isfinite(sample->gradient);
-    };
-    const LineSearchOutcome out = ArmijoSearch(options, x_cost_, gradient_.dot(delta_),
-                                               delta_.lpNorm<Eigen::Infinity>(), trial);
-    summary_->num_line_search_steps += out.num_iterations;
-    summary_->line_search_polynomial_minimization_time_in_seconds += out.polynomial_minimization_time;
-    summary_->line_search_total_time_in_seconds += out.total_time;
-    if (out.success) delta_ *= out.step;
-  }
-
   void ComputeCandidatePointAndEvaluateCost() {
     if (!evaluator_->Plus(x_.data(), delta_.data(), candidate_x_.data())) {
       if (!ctx_.is_silent) {
@@ -477,7 +437,7 @@ class Minimizer {
   std::unique_ptr<TrustRegionStepEvaluator> step_evaluator_;
   ceres::IterationSummary it_;
   Vector x_, candidate_x_, projected_, gradient_, negative_gradient_, y_, delta_, scale_;
-  Vector trial_delta_, trial_gradient_;  // the line search's (bounded problems only)
+  std::unique_ptr<ProjectedLineSearch> line_search_;  // bounded problems only
   double x_cost_ = std::numeric_limits<double>::max();
   double minimum_cost_ = std::numeric_limits<double>::max();
   double candidate_cost_ = 0.0;

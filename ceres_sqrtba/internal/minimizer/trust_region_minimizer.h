@@ -27,6 +27,7 @@
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/minimizer/minimizer_statistics.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/solvers/precision_policy.h"
 
@@ -39,15 +40,6 @@ struct MinimizerContext {
   double fixed_cost = 0.0;
   double start_time = 0.0;  // wall time when Solve started (cumulative times)
   bool is_silent = false;
-};
-
-struct MinimizerStatistics {
-  double residual_evaluation_time = 0.0;
-  int num_residual_evaluations = 0;
-  double jacobian_evaluation_time = 0.0;
-  int num_jacobian_evaluations = 0;
-  double linear_solver_time = 0.0;
-  int num_linear_solves = 0;
 };
 
 // parameters: the ambient state vector; on return it holds the best state
