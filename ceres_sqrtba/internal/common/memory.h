@@ -15,6 +15,12 @@ int64_t AvailableMemoryBytes();
 // "12.3 MiB"
 std::string FormatBytes(int64_t bytes);
 
+// Bytes a vector holds on the heap (its capacity).
+template <typename Vector>
+int64_t VectorBytes(const Vector& v) {
+  return static_cast<int64_t>(v.capacity()) * static_cast<int64_t>(sizeof(typename Vector::value_type));
+}
+
 // The memory one solve may take: Solver::Options::memory_limit_in_bytes, or
 // (0) the memory available when the solve starts, read once so that every
 // later check (a switch to double precision) uses the same limit.

@@ -27,6 +27,10 @@ namespace internal {
 // Layout shared by both precisions.
 struct ExplicitBlockLayout {
   explicit ExplicitBlockLayout(const ProblemStructure& s);
+  int64_t AllocatedBytes() const {
+    return VectorBytes(offset) + VectorBytes(obs_rows) + VectorBytes(stride) + VectorBytes(column) +
+           VectorBytes(work) + VectorBytes(camera_row_begin) + VectorBytes(camera_rows);
+  }
   std::vector<int64_t> offset;  // per group, in scalars; size groups + 1
   std::vector<int> obs_rows;    // per group
   std::vector<int> stride;      // per group

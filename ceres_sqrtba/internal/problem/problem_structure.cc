@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/independent_set.h"
 
@@ -433,6 +434,19 @@ void DescribeSchurStructure(ProblemStructure* s) {
 }
 
 }  // namespace
+
+int64_t ProblemStructure::AllocatedBytes() const {
+  int64_t bytes = VectorBytes(parameter_blocks) + VectorBytes(residual_blocks) + VectorBytes(residual_parameters) +
+                  VectorBytes(fixed_residual_blocks) + VectorBytes(lower_bounds) + VectorBytes(upper_bounds) +
+                  VectorBytes(groups) + VectorBytes(group_residuals) + VectorBytes(group_cameras) +
+                  VectorBytes(landmarks) + VectorBytes(cameras) + VectorBytes(variable_blocks) +
+                  VectorBytes(camera_group_begin) + VectorBytes(camera_groups) + VectorBytes(camera_group_column) +
+                  VectorBytes(camera_group_entry);
+  for (const FixedResidualBlock& fixed : fixed_residual_blocks) bytes += VectorBytes(fixed.parameters);
+  // The hash map: a bucket pointer each, and a node (key, value, next) per block.
+  bytes += static_cast<int64_t>(index_of.bucket_count()) * 8 + static_cast<int64_t>(index_of.size()) * 32;
+  return bytes;
+}
 
 std::string NameOf(const double* parameter_block) { return "parameter block " + Address(parameter_block); }
 std::string NameOf(ceres::ResidualBlockId residual_block) { return "residual block " + Address(residual_block); }

@@ -122,6 +122,8 @@ struct ProblemStructure {
   std::unordered_map<const double*, int> index_of;
 
   int64_t TotalCameraSlices() const { return static_cast<int64_t>(camera_groups.size()); }
+  // Bytes the structure holds on the heap (for the memory plan).
+  int64_t AllocatedBytes() const;
   // True for a user block that is part of the reduced problem (variable and
   // used by a residual block).
   bool IsVariable(const double* user_block) const {

@@ -62,6 +62,26 @@ int64_t LinearSolverFactory::RequiredBytes(Precision precision) const {
   return blocks + (sparse_ ? StackedReducedMatrix::RequiredBytes(s_, *explicit_layout_) : 0);
 }
 
+int64_t LinearSolverFactory::SolverVectorBytes(Precision precision) const {
+  const int64_t scalar = precision == SINGLE_PRECISION ? 4 : 8;
+  const int64_t nc = s_.num_camera_parameters;
+  const int64_t chunks = partition_.num_chunks();
+  int64_t gram = 0;  // the n x n blocks of all cameras
+  for (int p : s_.cameras) gram += int64_t{s_.parameter_blocks[p].tangent_size} * s_.parameter_blocks[p].tangent_size;
+  // Block-major per-camera sums: up to one copy per chunk, 32 MiB at most
+  // (camera_block_sum.h), for the preconditioner and the camera Gram.
+  const int64_t sum_copies = std::min<int64_t>(gram * 8 * std::max<int64_t>(1, chunks), int64_t{32} << 20);
+  // PCG (4 vectors), right-hand side, solution, damping (both precisions),
+  // per-chunk product and right-hand side accumulators, the blocks of the
+  // preconditioner (inverse in Scalar, sums in double) and the camera Gram.
+  return nc * (6 * scalar + 16) + chunks * nc * (scalar + 8) + gram * (scalar + 16) + 2 * sum_copies;
+}
+
+int64_t LinearSolverFactory::PlanBytes() const {
+  return (projected() ? projected_layout_->AllocatedBytes() : explicit_layout_->AllocatedBytes()) +
+         static_cast<int64_t>(partition_.num_chunks() + 1) * 4;
+}
+
 const char* LinearSolverFactory::WhatRequiredBytesCounts() const {
   return sparse_ ? "the landmark blocks and the stacked reduced camera system" : "the landmark blocks";
 }

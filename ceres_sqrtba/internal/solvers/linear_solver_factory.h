@@ -47,11 +47,17 @@ class LinearSolverFactory {
   bool projected() const { return projected_layout_ != nullptr; }
   const WorkPartition& partition() const { return partition_; }
 
-  // Bytes the solver of one precision allocates: its landmark storage and,
-  // for SQRT_SPARSE_SCHUR, the stacked reduced camera system.
+  // Bytes the solver of one precision allocates for its landmark storage
+  // and, for SQRT_SPARSE_SCHUR, the stacked reduced camera system.
   int64_t RequiredBytes(Precision precision) const;
   // What RequiredBytes counts, for messages ("the landmark blocks").
   const char* WhatRequiredBytesCounts() const;
+  // Bytes of the solver's camera-side vectors besides the storage: PCG's
+  // vectors, the per-chunk accumulators of the products and right-hand
+  // side, the preconditioner's blocks and their block-major sums.
+  int64_t SolverVectorBytes(Precision precision) const;
+  // Bytes of this plan (the storage's layout, the partition).
+  int64_t PlanBytes() const;
 
   std::unique_ptr<LinearSolver> Create(Precision precision, ParallelContext* context) const;
 
