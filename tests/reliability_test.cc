@@ -295,5 +295,60 @@ TEST(Reliability, NonFiniteValueInABlockWithoutResidualsIsRefusedAsCeresRefusesI
   EXPECT_NE(s.message.find("has at least one invalid value"), std::string::npos) << s.message;
 }
 
+// A manifold whose PlusJacobian fails beyond a threshold, on a weak prior's
+// block: as in Ceres, a candidate there counts as a step of infinite cost
+// (rejected, the radius shrinks), not as a failure of the solve.
+class FencedEuclidean : public ceres::Manifold {
+ public:
+  explicit FencedEuclidean(double fence) : fence_(fence) {}
+  int AmbientSize() const override { return 3; }
+  int TangentSize() const override { return 3; }
+  bool Plus(const double* x, const double* delta, double* x_plus_delta) const override {
+    for (int k = 0; k < 3; ++k) x_plus_delta[k] = x[k] + delta[k];
+    return true;
+  }
+  bool PlusJacobian(const double* x, double* jacobian) const override {
+    if (x[0] > fence_) return false;
+    for (int k = 0; k < 9; ++k) jacobian[k] = k % 4 == 0 ? 1.0 : 0.0;
+    return true;
+  }
+  bool Minus(const double* y, const double* x, double* y_minus_x) const override {
+    for (int k = 0; k < 3; ++k) y_minus_x[k] = y[k] - x[k];
+    return true;
+  }
+  bool MinusJacobian(const double*, double* jacobian) const override {
+    for (int k = 0; k < 9; ++k) jacobian[k] = k % 4 == 0 ? 1.0 : 0.0;
+    return true;
+  }
+
+ private:
+  double fence_;
+};
+
+struct PullTo {
+  template <typename T>
+  bool operator()(const T* x, T* r) const {
+    for (int k = 0; k < 3; ++k) r[k] = x[k] - T(target);
+    return true;
+  }
+  double target;
+};
+
+TEST(Reliability, PlusJacobianFailingAtACandidateRejectsTheStep) {
+  SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 38);
+  ceres::Problem problem;
+  AddReprojectionResiduals(&ba, &problem, nullptr);
+  std::vector<double> extra = {0.0, 0.0, 0.0};
+  problem.AddResidualBlock(new ceres::AutoDiffCostFunction<PullTo, 3, 3>(new PullTo{10.0}), nullptr, extra.data());
+  problem.SetManifold(extra.data(), new FencedEuclidean(5.0));
+  Solver::Options o = SqrtOptions();
+  o.max_num_iterations = 30;
+  Solver::Summary s;
+  Solve(o, &problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_GT(s.num_unsuccessful_steps, 0);
+  EXPECT_LE(extra[0], 5.0);
+}
+
 }  // namespace
 }  // namespace ceres_sqrtba
