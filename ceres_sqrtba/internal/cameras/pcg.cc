@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "glog/logging.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
@@ -31,6 +33,9 @@ LinearSolverSummary Pcg<Scalar>::Solve(LinearOperator<Scalar>* a,
                                        const Scalar* b_ptr, Scalar* x_ptr,
                                        const PcgOptions& options) {
   const int n = a->num_rows();
+  // The work vectors are sized once, at construction (no allocation per solve).
+  DCHECK_EQ(r_.size(), n);
+  DCHECK(preconditioner == nullptr || preconditioner->num_rows() == n);
   Eigen::Map<const Vector> b(b_ptr, n);
   Eigen::Map<Vector> x(x_ptr, n);
   LinearSolverSummary summary;

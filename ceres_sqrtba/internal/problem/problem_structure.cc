@@ -10,6 +10,7 @@
 #include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/independent_set.h"
+#include "glog/logging.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -433,6 +434,42 @@ void DescribeSchurStructure(ProblemStructure* s) {
   s->schur_structure = SizeString(row_sizes) + "," + SizeString(e_sizes) + "," + SizeString(f_sizes);
 }
 
+// Debug builds: what the evaluator, the storages and the camera side take for
+// granted about a built structure. Any failure is a bug of this file.
+void DCheckInvariants(const ProblemStructure& s) {
+#ifndef NDEBUG
+  int tangent = 0;
+  for (size_t k = 0; k < s.variable_blocks.size(); ++k) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[s.variable_blocks[k]];
+    DCHECK(!pb.is_constant);
+    DCHECK_EQ(pb.tangent_offset, tangent);  // landmarks first, then cameras, contiguous
+    DCHECK_EQ(pb.is_landmark, k < s.landmarks.size());
+    tangent += pb.tangent_size;
+  }
+  DCHECK_EQ(tangent, s.num_effective_parameters);
+  // Every residual block in exactly one group, groups' residual ranges back to back.
+  std::vector<int> seen(s.residual_blocks.size(), 0);
+  int end = 0, rows = 0;
+  for (const Group& g : s.groups) {
+    DCHECK_EQ(g.residual_begin, end);
+    DCHECK_LT(g.residual_begin, g.residual_end);
+    DCHECK(g.landmark < 0 || s.parameter_blocks[g.landmark].is_landmark);
+    for (int k = g.residual_begin; k < g.residual_end; ++k) ++seen[s.group_residuals[k]];
+    end = g.residual_end;
+    rows += g.num_rows;
+  }
+  DCHECK_EQ(end, static_cast<int>(s.group_residuals.size()));
+  DCHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  DCHECK_EQ(rows, s.num_residuals);
+  // The camera-major index lists every (group, camera) pair once.
+  DCHECK_EQ(s.camera_group_begin.size(), s.cameras.size() + 1);
+  DCHECK_EQ(s.camera_group_begin.back(), static_cast<int>(s.group_cameras.size()));
+  DCHECK_EQ(s.camera_groups.size(), s.group_cameras.size());
+#else
+  (void)s;
+#endif
+}
+
 }  // namespace
 
 int64_t ProblemStructure::AllocatedBytes() const {
@@ -478,6 +515,7 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
   BuildGroups(std::move(residuals), &s);
   IndexCameras(&s);
   DescribeSchurStructure(&s);
+  DCheckInvariants(s);
   *out = std::move(s);
   return StructureStatus::kOk;
 }
