@@ -66,7 +66,9 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
     BlockJacobiPreconditioner<Scalar>* preconditioner;
     const decltype(reduced_gram)* fn;
     void BeginChunk(int chunk) override { preconditioner->BeginChunk(chunk); }
-    void Visit(int chunk, int group) override { preconditioner->AddGroup(chunk, group, *fn); }
+    void Visit(int chunk, int group, const double*) override {
+      preconditioner->AddGroup(chunk, group, *fn);
+    }
   } visitor;
   visitor.preconditioner = preconditioner;
   visitor.fn = &reduced_gram;

@@ -111,6 +111,7 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
 
   // Memory: checked before the landmark storage is allocated.
   LinearSolverFactory factory(s, options);
+  if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
   const MemoryBudget budget(options.memory_limit_in_bytes);
   if (!budget.Fits(factory.RequiredBytes(options.precision), Capitalized(factory.WhatRequiredBytesCounts()),
                    &error)) {
