@@ -56,8 +56,10 @@ enum SqrtLinearSolverType : int {
 
 // SQRT_SPARSE_SCHUR: how the reduced camera matrix is factored.
 enum ReducedCameraFactorization : int {
-  // Dense when the camera system has at most 1000 parameters, sparse
-  // otherwise (the measured crossover, docs/benchmarks.md).
+  // Dense when a dense factorization needs at most 4 times the flops of the
+  // sparse one (every camera pair shares points, e.g. small BAL problems),
+  // sparse otherwise (large, local camera graphs): the measured crossover,
+  // docs/benchmarks.md.
   AUTOMATIC_FACTORIZATION = 0,
   // Eigen's dense LLT (n^2 doubles; as Ceres' DENSE_SCHUR).
   DENSE_FACTORIZATION = 1,

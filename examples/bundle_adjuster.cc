@@ -95,8 +95,8 @@ DEFINE_string(precision, "double",
               "are always double).");
 DEFINE_string(reduced_camera_factorization, "automatic",
               "With sqrt_sparse_schur: automatic, dense or sparse Cholesky "
-              "of the reduced camera matrix (automatic: dense up to 1000 "
-              "camera parameters).");
+              "of the reduced camera matrix (automatic: dense when it needs "
+              "at most 4 times the flops of the sparse one).");
 DEFINE_bool(explicit_reduced_rows, false,
             "With sqrt_iterative_schur, store each landmark's marginalized "
             "rows Q2^T Jp explicitly (the paper's landmark blocks) instead of "

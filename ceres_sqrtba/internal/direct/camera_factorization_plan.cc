@@ -9,20 +9,16 @@ namespace internal {
 CameraFactorizationPlan::CameraFactorizationPlan(const ProblemStructure& s,
                                                  ReducedCameraFactorization factorization)
     : pattern_(s) {
-  const int64_t n = pattern_.num_parameters();
-  switch (factorization) {
-    case DENSE_FACTORIZATION:
-      dense_ = true;
-      break;
-    case SPARSE_FACTORIZATION:
-      dense_ = false;
-      break;
-    case AUTOMATIC_FACTORIZATION:
-      dense_ = n <= kMaxDenseParameters;
-      break;
-  }
-  if (dense_) return;
+  if (factorization == DENSE_FACTORIZATION) return;
   sparse_ = PlanSparseCholesky(pattern_);
+  dense_ = factorization == AUTOMATIC_FACTORIZATION && sparse_.error.empty() &&
+           DenseFlops(pattern_.num_parameters()) <= kDenseFlopRatio * sparse_.flops;
+}
+
+double CameraFactorizationPlan::DenseFlops(int64_t n) {
+  // The sum of the squared column counts of a dense L: n (n + 1) (2n + 1) / 6.
+  const double m = static_cast<double>(n);
+  return m * (m + 1) * (2 * m + 1) / 6;
 }
 
 int64_t CameraFactorizationPlan::RequiredBytes(const ProblemStructure& s, const WorkPartition& partition) const {

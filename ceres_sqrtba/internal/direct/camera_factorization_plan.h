@@ -7,14 +7,15 @@
 // plan.
 //
 // Dense or sparse. Solver::Options::reduced_camera_factorization chooses;
-// AUTOMATIC_FACTORIZATION takes the dense LLT when the camera system has at
-// most kMaxDenseParameters parameters, CHOLMOD's supernodal factorization
-// otherwise. The bound is
-// the measured crossover on this project's machine (docs/benchmarks.md,
-// "Direct solver"): below it both factorizations take well under the rest of
-// an iteration and the dense one has no symbolic overhead; above it the
-// dense one's n^3/3 flops and n^2 memory grow faster than the sparse one's
-// on BA's block-sparse camera graphs.
+// AUTOMATIC_FACTORIZATION plans the sparse factorization (cheap: one node per
+// camera) and takes the dense LLT when it needs at most kDenseFlopRatio times
+// the sparse one's flops. Measured on this project's machine
+// (docs/benchmarks.md, "Direct solver"): Eigen's dense LLT runs at about 20
+// GFlop/s single-threaded, CHOLMOD's supernodal factorization (ATLAS BLAS)
+// at about 12 GFlop/s on one large front and 4-6 GFlop/s on the small
+// supernodes of BA camera graphs. So BA problems whose cameras all share
+// points (dense S, e.g. ladybug-49: 441 parameters) factor densely, and large
+// problems with local camera graphs (synthetic, 100+ cameras) sparsely.
 #ifndef CERES_SQRTBA_INTERNAL_DIRECT_CAMERA_FACTORIZATION_PLAN_H_
 #define CERES_SQRTBA_INTERNAL_DIRECT_CAMERA_FACTORIZATION_PLAN_H_
 
@@ -33,7 +34,9 @@ namespace internal {
 
 class CameraFactorizationPlan {
  public:
-  static constexpr int kMaxDenseParameters = 1000;
+  static constexpr double kDenseFlopRatio = 4.0;
+  // The flops of a dense LL^T of order n, counted as SparseCholeskyPlan's.
+  static double DenseFlops(int64_t n);
 
   CameraFactorizationPlan(const ProblemStructure& s, ReducedCameraFactorization factorization);
 

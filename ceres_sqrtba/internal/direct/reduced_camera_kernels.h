@@ -175,11 +175,15 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_
 template <int E, int F>
 inline void SubtractPairFixed(const double* w_row, const double* w_col, const int64_t* col_begin, int position,
                               double* values) {
-  using WMatrix = Eigen::Matrix<double, E, F, Eigen::RowMajor>;
-  const Eigen::Map<const WMatrix> wr(w_row), wc(w_col);
   for (int a = 0; a < F; ++a) {
-    Eigen::Map<Eigen::Matrix<double, F, 1>> col(values + col_begin[a] + position);
-    col.noalias() -= wr.transpose() * wc.col(a);
+    double* col = values + col_begin[a] + position;
+    double wc[E];
+    for (int k = 0; k < E; ++k) wc[k] = w_col[k * F + a];
+    for (int i = 0; i < F; ++i) {
+      double v = w_row[i] * wc[0];
+      for (int k = 1; k < E; ++k) v += w_row[k * F + i] * wc[k];
+      col[i] -= v;
+    }
   }
 }
 

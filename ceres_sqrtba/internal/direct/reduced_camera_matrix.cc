@@ -18,6 +18,8 @@ int64_t MarginalizedRowsSize(const ProblemStructure& s) {
   return size;
 }
 
+constexpr int kPrefetchDistance = 2;
+
 }  // namespace
 
 template <typename Scalar>
@@ -43,8 +45,42 @@ ReducedCameraMatrix<Scalar>::ReducedCameraMatrix(const ProblemStructure& s, cons
     DCHECK_EQ(column, group.camera_columns);
     w_offset_[g + 1] = w_offset_[g] + static_cast<int64_t>(group.landmark_size) * group.camera_columns;
   }
+  BuildSchedule();
   pattern.ScalarPattern(&col_begin_, &rows_);
   values_.assign(static_cast<size_t>(std::max<int64_t>(1, pattern.num_nonzeros())), 0.0);
+}
+
+template <typename Scalar>
+void ReducedCameraMatrix<Scalar>::BuildSchedule() {
+  const int num_cameras = pattern_.num_cameras();
+  visit_begin_.assign(num_cameras + 1, 0);
+  for (int c = 0; c < num_cameras; ++c) {
+    for (int slot = s_.camera_group_begin[c]; slot < s_.camera_group_begin[c + 1]; ++slot) {
+      const int g = s_.camera_groups[slot];
+      const Group& group = s_.groups[g];
+      const int d = group.landmark_size;
+      Visit visit;
+      visit.w = w_offset_[g];
+      visit.w_size = static_cast<int>(w_offset_[g + 1] - w_offset_[g]);
+      visit.entry = s_.camera_group_entry[slot];
+      visit.w_col = d * entry_column_[visit.entry];
+      visit.group = g;
+      visit.pair_begin = static_cast<int64_t>(pairs_.size());
+      visit.sizes = layout_.uniform_sizes[g];
+      for (int e = group.camera_begin; e < group.camera_end; ++e) {
+        const ParameterBlockInfo& pb = s_.parameter_blocks[s_.group_cameras[e]];
+        if (pb.camera_index >= c) continue;
+        const int64_t k = pattern_.FindBlock(pb.camera_index, c);
+        DCHECK_GE(k, 0);
+        pairs_.push_back(Pair{d * entry_column_[e], pattern_.position(k), e, pb.tangent_size});
+      }
+      if (static_cast<int64_t>(pairs_.size()) > visit.pair_begin) visits_.push_back(visit);
+    }
+    visit_begin_[c + 1] = static_cast<int64_t>(visits_.size());
+  }
+  Visit sentinel;
+  sentinel.pair_begin = static_cast<int64_t>(pairs_.size());
+  visits_.push_back(sentinel);
 }
 
 template <typename Scalar>
@@ -52,9 +88,16 @@ int64_t ReducedCameraMatrix<Scalar>::RequiredBytes(const ProblemStructure& s, co
                                                    const WorkPartition& partition) {
   int64_t diagonal = 0;
   for (int c = 0; c < pattern.num_cameras(); ++c) diagonal += static_cast<int64_t>(pattern.camera_size(c)) * pattern.camera_size(c);
+  // The schedule: at most one visit per (camera, landmark block) and one
+  // pair per two cameras of a block.
+  int64_t pairs = 0;
+  for (const Group& g : s.groups) pairs += static_cast<int64_t>(g.camera_end - g.camera_begin) * (g.camera_end - g.camera_begin - 1) / 2;
+  const int64_t schedule_bytes = (static_cast<int64_t>(s.group_cameras.size()) + 1) * static_cast<int64_t>(sizeof(Visit)) +
+                                 pairs * static_cast<int64_t>(sizeof(Pair)) +
+                                 (pattern.num_cameras() + 1) * static_cast<int64_t>(sizeof(int64_t));
   const int64_t index_bytes = static_cast<int64_t>(s.group_cameras.size()) * static_cast<int64_t>(sizeof(int)) +
                               static_cast<int64_t>(s.groups.size() + 1) * static_cast<int64_t>(sizeof(int64_t)) +
-                              pattern.num_cameras();
+                              pattern.num_cameras() + schedule_bytes;
   return (MarginalizedRowsSize(s) + diagonal) * static_cast<int64_t>(sizeof(double)) + pattern.ScalarBytes() +
          CameraBlockSum::RequiredBytes(s, partition) + index_bytes;
 }
@@ -111,30 +154,26 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
   const int64_t* cb = col_begin_.data() + offset;
   double* values = values_.data();
   std::fill(values + cb[0], values + cb[f], 0.0);
-  // The off-diagonal blocks (c', c), c' < c.
-  for (int slot = s_.camera_group_begin[c]; slot < s_.camera_group_begin[c + 1]; ++slot) {
-    const int g = s_.camera_groups[slot];
-    const int e_col = s_.camera_group_entry[slot];
-    const Group& group = s_.groups[g];
-    if (group.camera_end - group.camera_begin < 2) continue;
-    const int d = group.landmark_size;
-    const double* wg = w_.data() + w_offset_[g];
-    const double* w_col = wg + static_cast<int64_t>(d) * entry_column_[e_col];
-    DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
+  // The off-diagonal blocks (c', c), c' < c, from the schedule.
+  for (int64_t v = visit_begin_[c]; v < visit_begin_[c + 1]; ++v) {
+    if (v + kPrefetchDistance < visit_begin_[c + 1]) {
+      // The W of a later visit: the landmark blocks are read at random.
+      const Visit& next = visits_[v + kPrefetchDistance];
+      for (int i = 0; i < next.w_size; i += 8) __builtin_prefetch(w_.data() + next.w + i);
+    }
+    const Visit& visit = visits_[v];
+    const double* w = w_.data() + visit.w;
+    const Pair* begin = pairs_.data() + visit.pair_begin;
+    const Pair* end = pairs_.data() + visits_[v + 1].pair_begin;
+    DispatchBlockSizes(visit.sizes, [&](auto fixed) {
       using S = decltype(fixed);
-      for (int e = group.camera_begin; e < group.camera_end; ++e) {
-        const ParameterBlockInfo& pb = s_.parameter_blocks[s_.group_cameras[e]];
-        if (pb.camera_index >= c) continue;
-        const int64_t k = pattern_.FindBlock(pb.camera_index, c);
-        DCHECK_GE(k, 0);
-        const int position = pattern_.position(k);
-        const double* w_row = wg + static_cast<int64_t>(d) * entry_column_[e];
+      for (const Pair* pair = begin; pair != end; ++pair) {
         if constexpr (S::kFixed) {
           DCHECK_EQ(f, S::kF);
-          SubtractPairFixed<S::kE, S::kF>(w_row, w_col, cb, position, values);
+          SubtractPairFixed<S::kE, S::kF>(w + pair->w_row, w + visit.w_col, cb, pair->position, values);
         } else {
-          AddPairDynamic(layout_, g, e, e_col, pb.tangent_size, f, blocks.hot_rows(g), w_row, w_col, cb, position,
-                         values);
+          AddPairDynamic(layout_, visit.group, pair->entry, visit.entry, pair->size, f, blocks.hot_rows(visit.group),
+                         w + pair->w_row, w + visit.w_col, cb, pair->position, values);
         }
       }
     });

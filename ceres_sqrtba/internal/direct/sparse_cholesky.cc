@@ -148,6 +148,12 @@ SparseCholeskyPlan PlanSparseCholesky(const ReducedCameraPattern& pattern) {
     // CHOLMOD stores a supernode as a dense (its rows) x (its columns)
     // rectangle, the upper part of its diagonal block included.
     plan.factor_size += columns * (columns + below);
+    // Column j of the supernode has (columns - j) + below rows from the
+    // diagonal on; a factorization costs the sum of their squares.
+    for (int64_t j = 0; j < columns; ++j) {
+      const double rows = static_cast<double>(columns - j + below);
+      plan.flops += rows * rows;
+    }
     plan.update_size = std::max(plan.update_size, below * below);
   }
   cholmod_l_free_factor(&symbolic, &cc);

@@ -48,6 +48,9 @@ struct SparseCholeskyPlan {
   // supernode, in doubles.
   int64_t factor_size = 0;
   int64_t update_size = 0;
+  // The factorization's flops, counted as CHOLMOD counts a simplicial LL^T
+  // (the sum of the squared column counts of L).
+  double flops = 0.0;
   std::string error;
   // The estimate of what CHOLMOD allocates for the analysis and the factor.
   int64_t RequiredBytes(const ReducedCameraPattern& pattern) const;

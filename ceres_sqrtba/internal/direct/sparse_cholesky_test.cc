@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 
+#include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
 #include "ceres_sqrtba/internal/direct/dense_cholesky.h"
 #include "ceres_sqrtba/internal/direct/sparse_cholesky.h"
 #include "gtest/gtest.h"
@@ -202,6 +203,24 @@ TEST(CameraCholesky, CholmodOutOfMemoryIsAFatalErrorNotAnAbort) {
   EXPECT_TRUE(solved);
   EXPECT_EQ(failed_steps, (std::set<std::string>{"CHOLMOD symbolic analysis", "CHOLMOD numeric factorization",
                                                  "CHOLMOD solve"}));
+}
+
+// AUTOMATIC_FACTORIZATION: dense when every camera pair shares landmarks
+// (a dense S), sparse for many cameras with short tracks.
+TEST(CameraFactorizationPlan, AutomaticChoosesByFlops) {
+  for (const RandomProblemConfig& config : Configs()) {
+    PatternCase c(config);
+    const CameraFactorizationPlan plan(c.s, AUTOMATIC_FACTORIZATION);
+    const int64_t n = c.pattern->num_parameters();
+    const bool dense_s = c.pattern->num_nonzeros() == n * (n + 1) / 2;
+    EXPECT_EQ(plan.dense(), CameraFactorizationPlan::DenseFlops(n) <=
+                                CameraFactorizationPlan::kDenseFlopRatio * plan.sparse().flops)
+        << "seed " << config.seed;
+    if (dense_s) EXPECT_TRUE(plan.dense()) << "seed " << config.seed;
+    EXPECT_EQ(CameraFactorizationPlan(c.s, DENSE_FACTORIZATION).dense(), true);
+    EXPECT_EQ(CameraFactorizationPlan(c.s, SPARSE_FACTORIZATION).dense(), false);
+  }
+  EXPECT_FALSE(CameraFactorizationPlan(PatternCase(Configs().back()).s, AUTOMATIC_FACTORIZATION).dense());
 }
 
 TEST(ReducedCameraPattern, BlocksAreTheCameraPairsOfTheGroups) {
