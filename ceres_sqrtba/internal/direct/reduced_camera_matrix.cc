@@ -2,14 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+#include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_kernels.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
+
+// Pairs of different cameras of a group.
+int64_t PairsOf(const Group& g) {
+  const int64_t k = g.camera_end - g.camera_begin;
+  return k * (k - 1) / 2;
+}
 
 // Doubles of W for every group: d x (its camera columns).
 int64_t MarginalizedRowsSize(const ProblemStructure& s) {
@@ -19,6 +27,14 @@ int64_t MarginalizedRowsSize(const ProblemStructure& s) {
 }
 
 constexpr int kPrefetchDistance = 2;
+
+// Uninitialized (every group's W is written by its thin QR's visit before it
+// is read), in 2 MiB pages when large: first touched in parallel.
+double* AllocateDoubles(int64_t n) {
+  double* p = static_cast<double*>(AllocateLarge(std::max<int64_t>(1, n) * static_cast<int64_t>(sizeof(double))));
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
 
 }  // namespace
 
@@ -31,7 +47,7 @@ ReducedCameraMatrix<Scalar>::ReducedCameraMatrix(const ProblemStructure& s, cons
       pattern_(pattern),
       entry_column_(s.group_cameras.size()),
       w_offset_(s.groups.size() + 1, 0),
-      w_(std::max<int64_t>(1, MarginalizedRowsSize(s))),
+      w_(AllocateDoubles(MarginalizedRowsSize(s))),
       diagonal_sum_(s, partition),
       diagonal_(std::max(1, diagonal_sum_.size())),
       column_finite_(pattern.num_cameras(), 1) {
@@ -54,6 +70,10 @@ template <typename Scalar>
 void ReducedCameraMatrix<Scalar>::BuildSchedule() {
   const int num_cameras = pattern_.num_cameras();
   visit_begin_.assign(num_cameras + 1, 0);
+  int64_t pairs = 0;
+  for (const Group& g : s_.groups) pairs += PairsOf(g);
+  pairs_.reserve(static_cast<size_t>(pairs));
+  visits_.reserve(s_.group_cameras.size() + 1);
   for (int c = 0; c < num_cameras; ++c) {
     for (int slot = s_.camera_group_begin[c]; slot < s_.camera_group_begin[c + 1]; ++slot) {
       const int g = s_.camera_groups[slot];
@@ -91,7 +111,7 @@ int64_t ReducedCameraMatrix<Scalar>::RequiredBytes(const ProblemStructure& s, co
   // The schedule: at most one visit per (camera, landmark block) and one
   // pair per two cameras of a block.
   int64_t pairs = 0;
-  for (const Group& g : s.groups) pairs += static_cast<int64_t>(g.camera_end - g.camera_begin) * (g.camera_end - g.camera_begin - 1) / 2;
+  for (const Group& g : s.groups) pairs += PairsOf(g);
   const int64_t schedule_bytes = (static_cast<int64_t>(s.group_cameras.size()) + 1) * static_cast<int64_t>(sizeof(Visit)) +
                                  pairs * static_cast<int64_t>(sizeof(Pair)) +
                                  (pattern.num_cameras() + 1) * static_cast<int64_t>(sizeof(int64_t));
@@ -109,7 +129,7 @@ void ReducedCameraMatrix<Scalar>::BeginChunk(int chunk) {
 
 template <typename Scalar>
 void ReducedCameraMatrix<Scalar>::VisitGroup(int chunk, int g, const double* q1, const Scalar* hot) {
-  double* w = w_.data() + w_offset_[g];
+  double* w = w_.get() + w_offset_[g];
   std::fill(w, w + (w_offset_[g + 1] - w_offset_[g]), 0.0);
   if (q1 != nullptr) {
     DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
@@ -134,7 +154,7 @@ void ReducedCameraMatrix<Scalar>::VisitGroup(int chunk, int g, const double* q1,
 
 template <typename Scalar>
 void ReducedCameraMatrix<Scalar>::AddDiagonalBlock(int g, int e, int n, const Scalar* hot, double* acc) const {
-  const double* w = w_.data() + w_offset_[g] + static_cast<int64_t>(s_.groups[g].landmark_size) * entry_column_[e];
+  const double* w = w_.get() + w_offset_[g] + static_cast<int64_t>(s_.groups[g].landmark_size) * entry_column_[e];
   DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
     using S = decltype(fixed);
     if constexpr (S::kFixed) {
@@ -159,10 +179,10 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
     if (v + kPrefetchDistance < visit_begin_[c + 1]) {
       // The W of a later visit: the landmark blocks are read at random.
       const Visit& next = visits_[v + kPrefetchDistance];
-      for (int i = 0; i < next.w_size; i += 8) __builtin_prefetch(w_.data() + next.w + i);
+      for (int i = 0; i < next.w_size; i += 8) __builtin_prefetch(w_.get() + next.w + i);
     }
     const Visit& visit = visits_[v];
-    const double* w = w_.data() + visit.w;
+    const double* w = w_.get() + visit.w;
     const Pair* begin = pairs_.data() + visit.pair_begin;
     const Pair* end = pairs_.data() + visits_[v + 1].pair_begin;
     DispatchBlockSizes(visit.sizes, [&](auto fixed) {

@@ -64,10 +64,12 @@
 #define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_MATRIX_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ceres_sqrtba/internal/cameras/camera_block_sum.h"
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+#include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_pattern.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
@@ -139,7 +141,7 @@ class ReducedCameraMatrix {
   const ReducedCameraPattern& pattern_;
   std::vector<int> entry_column_;   // per ProblemStructure::group_cameras entry
   std::vector<int64_t> w_offset_;   // per group + 1, doubles
-  std::vector<double> w_;           // W_g: per camera entry e, d x f_e row-major at d * column(e)
+  std::unique_ptr<double[], FreeDeleter> w_;  // W_g: per camera entry e, d x f_e row-major at d * column(e)
   CameraBlockSum diagonal_sum_;
   std::vector<double> diagonal_;    // per camera, n x n lower triangle (camera_block_sum.h)
   std::vector<int64_t> col_begin_;
