@@ -26,6 +26,7 @@
 #include <Eigen/Core>
 
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
+#include "ceres_sqrtba/internal/projected/projected_kernels.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
@@ -87,19 +88,8 @@ inline void MarginalizedRowsFixed(const double* q1, const Scalar* h, int k,
 template <typename Scalar>
 void AddDiagonalDynamic(const ProjectedBlockLayout& layout, int g, int e, int n, const Scalar* h,
                         const double* w, double* acc) {
+  AddCameraGramLower(layout, g, e, n, h, acc);  // sum J^T J (projected_kernels.h)
   const int d = layout.landmark_size[g];
-  const int hs = layout.hot_stride(g);
-  for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
-    const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
-    DCHECK_EQ(item.size, n);
-    for (int r = item.row; r < item.row + item.rows; ++r) {
-      const Scalar* j = h + static_cast<int64_t>(r) * hs + item.column;
-      for (int a = 0; a < n; ++a) {
-        const double ja = j[a];
-        for (int i = 0; i <= a; ++i) acc[a * n + i] += ja * static_cast<double>(j[i]);
-      }
-    }
-  }
   for (int k = 0; k < d; ++k) {
     const double* wk = w + k * n;
     for (int a = 0; a < n; ++a) {

@@ -30,17 +30,11 @@ namespace ceres_sqrtba {
 namespace internal {
 namespace {
 
-using testing::LinearAlgebraConfigs;
-using testing::MakeRandomProblem;
-using testing::RandomProblemConfig;
-using Mat = Eigen::MatrixXd;
-using Vec = Eigen::VectorXd;
-
 // A problem's structure, its reduced camera pattern and scalar CSC arrays,
 // and values: off-diagonal entries in [-1, 1], diagonal n + 1 (so S is
 // positive definite).
 struct PatternCase {
-  explicit PatternCase(const RandomProblemConfig& config) : p(MakeRandomProblem(config)) {
+  explicit PatternCase(const testing::RandomProblemConfig& config) : p(testing::MakeRandomProblem(config)) {
     std::string error;
     EXPECT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
     pattern = std::make_unique<ReducedCameraPattern>(s);
@@ -49,7 +43,7 @@ struct PatternCase {
     std::mt19937 rng(config.seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     values.resize(rows.size());
-    dense = Mat::Zero(n, n);
+    dense = Eigen::MatrixXd::Zero(n, n);
     for (int j = 0; j < n; ++j) {
       for (int64_t k = col_begin[j]; k < col_begin[j + 1]; ++k) {
         values[k] = rows[k] == j ? n + 1.0 : u(rng);
@@ -62,12 +56,12 @@ struct PatternCase {
   std::unique_ptr<ReducedCameraPattern> pattern;
   std::vector<int64_t> col_begin, rows;
   std::vector<double> values;
-  Mat dense;
+  Eigen::MatrixXd dense;
 };
 
-std::vector<RandomProblemConfig> Configs() {
-  std::vector<RandomProblemConfig> configs = LinearAlgebraConfigs();
-  RandomProblemConfig sparse;  // many cameras, short tracks: a sparse S
+std::vector<testing::RandomProblemConfig> Configs() {
+  std::vector<testing::RandomProblemConfig> configs = testing::LinearAlgebraConfigs();
+  testing::RandomProblemConfig sparse;  // many cameras, short tracks: a sparse S
   sparse.num_cameras = 60;
   sparse.num_landmarks = 80;
   sparse.camera_size = 9;
@@ -79,14 +73,14 @@ std::vector<RandomProblemConfig> Configs() {
 void ExpectSolves(CameraCholesky* cholesky, const PatternCase& c, const std::string& what) {
   const int n = c.pattern->num_parameters();
   std::vector<double> values = c.values;
-  Mat dense = c.dense;
+  Eigen::MatrixXd dense = c.dense;
   for (int round = 0; round < 2; ++round) {
     const LinearSolverSummary f = cholesky->Factorize(values.data());
     ASSERT_EQ(f.termination, LinearSolverTermination::kSuccess) << what << ": " << f.message;
-    const Vec b = Vec::LinSpaced(n, -1.0, 2.0);
-    Vec x(n);
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, -1.0, 2.0);
+    Eigen::VectorXd x(n);
     ASSERT_EQ(cholesky->Solve(b.data(), x.data()).termination, LinearSolverTermination::kSuccess) << what;
-    const Vec expected = dense.ldlt().solve(b);
+    const Eigen::VectorXd expected = dense.ldlt().solve(b);
     EXPECT_LT((x - expected).norm() / expected.norm(), 1e-12) << what << ", round " << round;
     // New values on the same pattern, as for the next radius.
     for (int j = 0; j < n; ++j) {
@@ -101,7 +95,7 @@ void ExpectSolves(CameraCholesky* cholesky, const PatternCase& c, const std::str
 }
 
 TEST(CameraCholesky, DenseAndSparseSolve) {
-  for (const RandomProblemConfig& config : Configs()) {
+  for (const testing::RandomProblemConfig& config : Configs()) {
     PatternCase c(config);
     DenseCameraCholesky dense(*c.pattern, c.col_begin.data(), c.rows.data());
     ExpectSolves(&dense, c, "dense, seed " + std::to_string(config.seed));
@@ -128,7 +122,7 @@ TEST(CameraCholesky, IndefiniteIsAFailedStep) {
 }
 
 TEST(CameraCholesky, PlannedFactorSizeBoundsCholmods) {
-  for (const RandomProblemConfig& config : Configs()) {
+  for (const testing::RandomProblemConfig& config : Configs()) {
     PatternCase c(config);
     const SparseCholeskyPlan plan = PlanSparseCholesky(*c.pattern);
     SparseCameraCholesky sparse(*c.pattern, plan, c.col_begin.data(), c.rows.data());
@@ -174,13 +168,13 @@ TEST(CameraCholesky, CholmodOutOfMemoryIsAFatalErrorNotAnAbort) {
   PatternCase c(Configs().back());
   const SparseCholeskyPlan plan = PlanSparseCholesky(*c.pattern);
   const int n = c.pattern->num_parameters();
-  const Vec b = Vec::Ones(n);
-  const Vec expected = c.dense.ldlt().solve(b);
+  const Eigen::VectorXd b = Eigen::VectorXd::Ones(n);
+  const Eigen::VectorXd expected = c.dense.ldlt().solve(b);
   std::set<std::string> failed_steps;
   bool solved = false;
   for (int allowed = 0; allowed < 200 && !solved; ++allowed) {
     SparseCameraCholesky sparse(*c.pattern, plan, c.col_begin.data(), c.rows.data());
-    Vec x(n);
+    Eigen::VectorXd x(n);
     LinearSolverSummary summary;
     {
       LimitedSuiteSparseMemory limit(allowed);
@@ -208,7 +202,7 @@ TEST(CameraCholesky, CholmodOutOfMemoryIsAFatalErrorNotAnAbort) {
 // AUTOMATIC_FACTORIZATION: dense when every camera pair shares landmarks
 // (a dense S), sparse for many cameras with short tracks.
 TEST(CameraFactorizationPlan, AutomaticChoosesByFlops) {
-  for (const RandomProblemConfig& config : Configs()) {
+  for (const testing::RandomProblemConfig& config : Configs()) {
     PatternCase c(config);
     const CameraFactorizationPlan plan(c.s, AUTOMATIC_FACTORIZATION);
     const int64_t n = c.pattern->num_parameters();
@@ -224,7 +218,7 @@ TEST(CameraFactorizationPlan, AutomaticChoosesByFlops) {
 }
 
 TEST(ReducedCameraPattern, BlocksAreTheCameraPairsOfTheGroups) {
-  for (const RandomProblemConfig& config : Configs()) {
+  for (const testing::RandomProblemConfig& config : Configs()) {
     PatternCase c(config);
     const ReducedCameraPattern& pattern = *c.pattern;
     std::set<std::pair<int, int>> pairs;

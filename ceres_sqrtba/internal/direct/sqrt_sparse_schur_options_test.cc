@@ -13,74 +13,49 @@
 
 #include "ceres_sqrtba/solver.h"
 #include "gtest/gtest.h"
+#include "direct_solve.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
 namespace {
 
-using testing::AddReprojectionResiduals;
-using testing::MakeSyntheticBa;
-using testing::SyntheticBa;
-
-constexpr ReducedCameraFactorization kBoth[] = {DENSE_FACTORIZATION, SPARSE_FACTORIZATION};
-
-Solver::Options DirectOptions(Precision precision, ReducedCameraFactorization f = AUTOMATIC_FACTORIZATION) {
-  Solver::Options o;
-  o.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
-  o.reduced_camera_factorization = f;
-  o.precision = precision;
-  o.max_num_iterations = 20;
-  o.num_threads = 2;
-  o.logging_type = ceres::SILENT;
-  return o;
-}
-
-Solver::Summary SolveCopy(const SyntheticBa& original, const Solver::Options& options) {
-  SyntheticBa ba = original;
-  ceres::Problem problem;
-  AddReprojectionResiduals(&ba, &problem, new ceres::HuberLoss(1.0));
-  Solver::Summary summary;
-  Solve(options, &problem, &summary);
-  return summary;
-}
-
 // A limit that holds the landmark blocks but not the reduced camera matrix
 // and its factorization ends the solve before anything is allocated.
 TEST(SqrtSparseSchurOptions, MemoryLimitCountsTheCameraMatrixAndItsFactor) {
-  const SyntheticBa ba = MakeSyntheticBa(30, 600, 5, 44);
-  for (ReducedCameraFactorization f : kBoth) {
-    Solver::Options iterative = DirectOptions(DOUBLE_PRECISION, f);
+  const testing::SyntheticBa ba = testing::MakeSyntheticBa(30, 600, 5, 44);
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
+    Solver::Options iterative = testing::DirectOptions(DOUBLE_PRECISION, f);
     iterative.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
     iterative.memory_limit_in_bytes = 1000;
-    const Solver::Summary blocks_only = SolveCopy(ba, iterative);
+    const Solver::Summary blocks_only = testing::SolveCopy(ba, iterative);
     // "... need X MiB (N bytes) ...": the projected blocks' figure.
     std::smatch m;
     const std::string message = blocks_only.message;
     ASSERT_TRUE(std::regex_search(message, m, std::regex("\\((\\d+) bytes\\)"))) << message;
     const int64_t blocks_bytes = std::stoll(m[1]);
-    Solver::Options o = DirectOptions(DOUBLE_PRECISION, f);
+    Solver::Options o = testing::DirectOptions(DOUBLE_PRECISION, f);
     o.memory_limit_in_bytes = blocks_bytes + blocks_bytes / 10;
-    SyntheticBa copy = ba;
+    testing::SyntheticBa copy = ba;
     ceres::Problem problem;
-    AddReprojectionResiduals(&copy, &problem, nullptr);
+    testing::AddReprojectionResiduals(&copy, &problem, nullptr);
     Solver::Summary s;
     Solve(o, &problem, &s);
     EXPECT_EQ(s.termination_type, ceres::FAILURE) << ReducedCameraFactorizationToString(f);
     EXPECT_NE(s.message.find("the reduced camera matrix and its factorization"), std::string::npos) << s.message;
     EXPECT_TRUE(copy.points == ba.points && copy.poses == ba.poses) << "parameters touched";
     o.memory_limit_in_bytes = 0;
-    EXPECT_TRUE(SolveCopy(ba, o).IsSolutionUsable());
+    EXPECT_TRUE(testing::SolveCopy(ba, o).IsSolutionUsable());
   }
 }
 
 TEST(SqrtSparseSchurOptions, FactorizationOptionCheckedAndParsed) {
-  Solver::Options o = DirectOptions(DOUBLE_PRECISION);
+  Solver::Options o = testing::DirectOptions(DOUBLE_PRECISION);
   std::string error;
   EXPECT_TRUE(o.IsValid(&error)) << error;
   o.reduced_camera_factorization = static_cast<ReducedCameraFactorization>(7);
   EXPECT_FALSE(o.IsValid(&error));
   EXPECT_NE(error.find("Solver::Options::reduced_camera_factorization = 7"), std::string::npos) << error;
-  const Solver::Summary s = SolveCopy(MakeSyntheticBa(5, 60, 3, 21), o);
+  const Solver::Summary s = testing::SolveCopy(testing::MakeSyntheticBa(5, 60, 3, 21), o);
   EXPECT_EQ(s.termination_type, ceres::FAILURE);
   EXPECT_EQ(s.message, error);
   ReducedCameraFactorization f = AUTOMATIC_FACTORIZATION;
@@ -109,12 +84,12 @@ struct Between {
 
 struct BadInputCase {
   const char* name;
-  std::function<void(SyntheticBa*, ceres::Problem*, Solver::Options*)> set;
+  std::function<void(testing::SyntheticBa*, ceres::Problem*, Solver::Options*)> set;
 };
 
 std::vector<BadInputCase> BadInputCases() {
   // Points eliminated first (group 0), cameras and intrinsics kept.
-  auto points_first = [](SyntheticBa* ba, Solver::Options* o) {
+  auto points_first = [](testing::SyntheticBa* ba, Solver::Options* o) {
     auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
     for (auto& p : ba->points) ordering->AddElementToGroup(p.data(), 0);
     for (auto& p : ba->poses) ordering->AddElementToGroup(p.data(), 1);
@@ -123,32 +98,32 @@ std::vector<BadInputCase> BadInputCases() {
   };
   return {
       {"bounds",
-       [](SyntheticBa* ba, ceres::Problem* p, Solver::Options*) {
+       [](testing::SyntheticBa* ba, ceres::Problem* p, Solver::Options*) {
          p->SetParameterLowerBound(ba->points[3].data(), 1, -100.0);
        }},
       {"two landmarks",
-       [points_first](SyntheticBa* ba, ceres::Problem* p, Solver::Options* o) {
+       [points_first](testing::SyntheticBa* ba, ceres::Problem* p, Solver::Options* o) {
          p->AddResidualBlock(new ceres::AutoDiffCostFunction<Between, 3, 3, 3>(new Between),
                              nullptr, ba->points[0].data(), ba->points[1].data());
          points_first(ba, o);
        }},
       {"memory limit",
-       [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->memory_limit_in_bytes = 1000; }},
-      {"num_threads", [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->num_threads = 0; }},
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->memory_limit_in_bytes = 1000; }},
+      {"num_threads", [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->num_threads = 0; }},
       {"min_lm_diagonal",
-       [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->min_lm_diagonal = 0; }},
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->min_lm_diagonal = 0; }},
       {"dogleg",
-       [](SyntheticBa*, ceres::Problem*, Solver::Options* o) {
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) {
          o->trust_region_strategy_type = ceres::DOGLEG;
        }},
       {"line search",
-       [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->minimizer_type = ceres::LINE_SEARCH; }},
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->minimizer_type = ceres::LINE_SEARCH; }},
       {"inner iterations",
-       [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->use_inner_iterations = true; }},
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->use_inner_iterations = true; }},
       {"check gradients",
-       [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->check_gradients = true; }},
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->check_gradients = true; }},
       {"null callback",
-       [](SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->callbacks.push_back(nullptr); }},
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->callbacks.push_back(nullptr); }},
   };
 }
 
@@ -172,11 +147,11 @@ TEST(SqrtSparseSchurOptions, BadInputParityWithIterativeSolver) {
   for (const BadInputCase& c : BadInputCases()) {
     std::string messages[2];
     for (int which = 0; which < 2; ++which) {
-      SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 21);
-      const SyntheticBa original = ba;
+      testing::SyntheticBa ba = testing::MakeSyntheticBa(5, 60, 3, 21);
+      const testing::SyntheticBa original = ba;
       ceres::Problem problem;
-      AddReprojectionResiduals(&ba, &problem, nullptr);
-      Solver::Options o = DirectOptions(DOUBLE_PRECISION);
+      testing::AddReprojectionResiduals(&ba, &problem, nullptr);
+      Solver::Options o = testing::DirectOptions(DOUBLE_PRECISION);
       if (which == 1) o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
       c.set(&ba, &problem, &o);
       ceres::Solver::Summary s;
@@ -191,15 +166,15 @@ TEST(SqrtSparseSchurOptions, BadInputParityWithIterativeSolver) {
     EXPECT_EQ(messages[0], messages[1]) << c.name;
   }
   ceres::Solver::Summary s;
-  Solve(DirectOptions(DOUBLE_PRECISION), nullptr, &s);
+  Solve(testing::DirectOptions(DOUBLE_PRECISION), nullptr, &s);
   EXPECT_EQ(s.termination_type, ceres::FAILURE);
   EXPECT_NE(s.message.find("null problem"), std::string::npos);
 }
 
 // What only configures PCG means nothing to the direct solver: accepted.
 TEST(SqrtSparseSchurOptions, IterativeSolverOptionsAreIrrelevant) {
-  const SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 22);
-  Solver::Options o = DirectOptions(DOUBLE_PRECISION);
+  const testing::SyntheticBa ba = testing::MakeSyntheticBa(5, 60, 3, 22);
+  Solver::Options o = testing::DirectOptions(DOUBLE_PRECISION);
   o.max_num_iterations = 3;
   o.preconditioner_type = ceres::CLUSTER_JACOBI;
   o.eta = 0.0;
@@ -207,7 +182,7 @@ TEST(SqrtSparseSchurOptions, IterativeSolverOptionsAreIrrelevant) {
   o.max_linear_solver_iterations = 0;
   std::string error;
   EXPECT_TRUE(o.IsValid(&error)) << error;
-  const Solver::Summary s = SolveCopy(ba, o);
+  const Solver::Summary s = testing::SolveCopy(ba, o);
   EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
   EXPECT_LT(s.final_cost, s.initial_cost);
   o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;

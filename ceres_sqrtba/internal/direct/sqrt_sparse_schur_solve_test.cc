@@ -15,29 +15,19 @@
 #include "ceres/rotation.h"
 #include "ceres_sqrtba/solver.h"
 #include "gtest/gtest.h"
+#include "direct_solve.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
 namespace {
 
 using testing::AddReprojectionResiduals;
+using testing::DirectOptions;
 using testing::MakeSyntheticBa;
+using testing::SolveCopy;
 using testing::SyntheticBa;
 
 double Rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
-
-constexpr ReducedCameraFactorization kBoth[] = {DENSE_FACTORIZATION, SPARSE_FACTORIZATION};
-
-Solver::Options DirectOptions(Precision precision, ReducedCameraFactorization f = AUTOMATIC_FACTORIZATION) {
-  Solver::Options o;
-  o.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
-  o.reduced_camera_factorization = f;
-  o.precision = precision;
-  o.max_num_iterations = 20;
-  o.num_threads = 2;
-  o.logging_type = ceres::SILENT;
-  return o;
-}
 
 Solver::Options CeresSparseSchur() {
   Solver::Options o = DirectOptions(DOUBLE_PRECISION);
@@ -45,16 +35,6 @@ Solver::Options CeresSparseSchur() {
   o.linear_solver_type = ceres::SPARSE_SCHUR;
   o.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
   return o;
-}
-
-// Solves a copy of `original` (Huber loss unless `loss` is false).
-Solver::Summary SolveCopy(const SyntheticBa& original, const Solver::Options& options, bool loss = true) {
-  SyntheticBa ba = original;
-  ceres::Problem problem;
-  AddReprojectionResiduals(&ba, &problem, loss ? new ceres::HuberLoss(1.0) : nullptr);
-  Solver::Summary summary;
-  Solve(options, &problem, &summary);
-  return summary;
 }
 
 // The first `n` iterations take the same decisions, and the costs of the
@@ -82,7 +62,7 @@ TEST(SqrtSparseSchurSolve, IteratesAreCeresSparseSchurs) {
   const SyntheticBa ba = MakeSyntheticBa(10, 400, 5, 12);
   const Solver::Summary ceres_summary = SolveCopy(ba, CeresSparseSchur());
   ASSERT_TRUE(ceres_summary.IsSolutionUsable()) << ceres_summary.message;
-  for (ReducedCameraFactorization f : kBoth) {
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
     const std::string name = ReducedCameraFactorizationToString(f);
     const Solver::Summary dbl = SolveCopy(ba, DirectOptions(DOUBLE_PRECISION, f));
     const Solver::Summary single = SolveCopy(ba, DirectOptions(SINGLE_PRECISION, f));
@@ -103,10 +83,10 @@ TEST(SqrtSparseSchurSolve, IteratesAreCeresSparseSchurs) {
 TEST(SqrtSparseSchurSolve, RejectedStepsAsCeres) {
   SyntheticBa ba = MakeSyntheticBa(8, 200, 4, 4);
   for (auto& p : ba.points) p[2] += 0.5;  // away from the solution, outliers unweighted
-  const Solver::Summary ceres_summary = SolveCopy(ba, CeresSparseSchur(), /*loss=*/false);
+  const Solver::Summary ceres_summary = SolveCopy(ba, CeresSparseSchur(), /*huber=*/false);
   ASSERT_GE(RejectedSteps(ceres_summary, 10), 3) << "the test needs rejected steps";
-  for (ReducedCameraFactorization f : kBoth) {
-    const Solver::Summary s = SolveCopy(ba, DirectOptions(DOUBLE_PRECISION, f), /*loss=*/false);
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
+    const Solver::Summary s = SolveCopy(ba, DirectOptions(DOUBLE_PRECISION, f), /*huber=*/false);
     ExpectSameIterates(s, ceres_summary, 10, 1e-8, ReducedCameraFactorizationToString(f));
     for (size_t i = 0; i < 10; ++i) {
       EXPECT_LT(Rel(s.iterations[i].trust_region_radius, ceres_summary.iterations[i].trust_region_radius), 1e-9);
@@ -141,14 +121,14 @@ TEST(SqrtSparseSchurSolve, PointsBehindCamerasTakeCeresSteps) {
   const SyntheticBa ba = PointsBehindCameras();
   Solver::Options ceres_options = CeresSparseSchur();
   ceres_options.max_num_iterations = 28;
-  const Solver::Summary ceres_summary = SolveCopy(ba, ceres_options, /*loss=*/false);
+  const Solver::Summary ceres_summary = SolveCopy(ba, ceres_options, /*huber=*/false);
   ASSERT_GT(ceres_summary.initial_cost, 1e22);
   ASSERT_LT(ceres_summary.final_cost, 1e12);
-  for (ReducedCameraFactorization f : kBoth) {
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
     const std::string name = ReducedCameraFactorizationToString(f);
     Solver::Options o = DirectOptions(DOUBLE_PRECISION, f);
     o.max_num_iterations = 28;
-    const Solver::Summary s = SolveCopy(ba, o, /*loss=*/false);
+    const Solver::Summary s = SolveCopy(ba, o, /*huber=*/false);
     EXPECT_EQ(s.termination_type, ceres::NO_CONVERGENCE) << name << ": " << s.message;
     ExpectSameIterates(s, ceres_summary, 29, 1e-2, name);
     EXPECT_LT(Rel(s.final_cost, ceres_summary.final_cost), 1e-2) << name;
@@ -182,7 +162,7 @@ TEST(SqrtSparseSchurSolve, SummarySaysWhichFactorizationRan) {
 
 TEST(SqrtSparseSchurSolve, DeterministicAcrossRunsAndThreads) {
   const SyntheticBa ba = MakeSyntheticBa(8, 300, 4, 43);
-  for (ReducedCameraFactorization f : kBoth) {
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
     std::vector<double> costs;
     for (int threads : {1, 2, 2}) {
       Solver::Options o = DirectOptions(DOUBLE_PRECISION, f);

@@ -53,13 +53,6 @@ JacobianWriter* SqrtSparseSchurSolver<Scalar>::writer() {
 }
 
 template <typename Scalar>
-void SqrtSparseSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
-  std::fill(norms, norms + s_.num_effective_parameters, 0.0);
-  blocks_.AddLandmarkColumnNorms(norms);
-  blocks_.CameraColumnNorms(norms + s_.camera_tangent_begin);
-}
-
-template <typename Scalar>
 LinearSolverSummary SqrtSparseSchurSolver<Scalar>::Solve(const double* d, double /*eta*/, double* y,
                                                          double* jy_squared_norm) {
   MarginalizedRowsVisitor<Scalar> visitor(blocks_, &matrix_);

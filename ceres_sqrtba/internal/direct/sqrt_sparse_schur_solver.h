@@ -50,7 +50,7 @@ class SqrtSparseSchurSolver : public LinearSolver {
                         const CameraFactorizationPlan& plan);
 
   JacobianWriter* writer() override;
-  void SquaredColumnNorms(double* norms) override;
+  void SquaredColumnNorms(double* norms) override { blocks_.SquaredColumnNorms(norms); }
   void ScaleColumns(const double* scale) override { blocks_.ScaleColumns(scale); }
   bool JacobianOutOfRange() const override { return blocks_.out_of_range(); }
   // eta is irrelevant: the step is exact up to rounding.

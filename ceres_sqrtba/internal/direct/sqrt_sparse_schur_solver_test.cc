@@ -16,6 +16,7 @@
 
 #include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
 #include "gtest/gtest.h"
+#include "direct_solve.h"
 #include "linear_solver_checks.h"
 #include "linear_solver_fixture.h"
 #include "test_problems.h"
@@ -50,8 +51,6 @@ struct DirectSolver : PlanHolder, SqrtSparseSchurSolver<Scalar> {
 template <typename Scalar>
 using Fixture = testing::LinearSolverFixture<DirectSolver<Scalar>>;
 
-constexpr ReducedCameraFactorization kBoth[] = {DENSE_FACTORIZATION, SPARSE_FACTORIZATION};
-
 std::string Name(ReducedCameraFactorization f, unsigned seed) {
   return std::string(ReducedCameraFactorizationToString(f)) + ", seed " + std::to_string(seed);
 }
@@ -73,7 +72,7 @@ Mat DenseS(const ReducedCameraMatrix<Scalar>& m) {
 
 TEST(SqrtSparseSchurSolver, GramMatrixIsTheDampedSchurComplement) {
   for (const RandomProblemConfig& config : LinearAlgebraConfigs()) {
-    for (ReducedCameraFactorization f : kBoth) {
+    for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
       auto p = MakeRandomProblem(config);
       Fixture<double> fx(p.problem.get(), f);
       const int n = fx.s.num_effective_parameters, np = fx.s.num_camera_parameters;
@@ -92,24 +91,29 @@ TEST(SqrtSparseSchurSolver, GramMatrixIsTheDampedSchurComplement) {
   }
 }
 
+// Solves for the diagonal d and checks the step against a dense solve.
+template <typename Scalar>
+void ExpectDenseStepFor(Fixture<Scalar>* fx, const Vec& d, double tolerance, const std::string& what) {
+  Vec y(d.size());
+  double jy = 0;
+  const LinearSolverSummary summary = fx->solver->Solve(d.data(), 0.1, y.data(), &jy);
+  ASSERT_EQ(summary.termination, LinearSolverTermination::kSuccess) << what << ": " << summary.message;
+  EXPECT_EQ(summary.num_iterations, 1);
+  testing::ExpectDenseStep(fx->j, fx->r, d, y, jy, tolerance, what);
+}
+
 template <typename Scalar>
 void CheckStep(double tolerance) {
   for (const RandomProblemConfig& config : LinearAlgebraConfigs()) {
-    for (ReducedCameraFactorization f : kBoth) {
+    for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
       auto p = MakeRandomProblem(config);
       Fixture<Scalar> fx(p.problem.get(), f);
       const int n = fx.s.num_effective_parameters;
       // The second diagonal on the same Jacobian is a rejected step: only
       // lambda changes.
       for (double factor : {1.0, 0.25, 1e-3}) {
-        const Vec d = factor * RandomDiagonal(n, config.seed + 10);
-        Vec y(n);
-        double jy = 0;
-        const LinearSolverSummary summary = fx.solver->Solve(d.data(), 0.1, y.data(), &jy);
-        ASSERT_EQ(summary.termination, LinearSolverTermination::kSuccess) << summary.message;
-        EXPECT_EQ(summary.num_iterations, 1);
-        testing::ExpectDenseStep(fx.j, fx.r, d, y, jy, tolerance,
-                                 Name(f, config.seed) + " factor " + std::to_string(factor));
+        ExpectDenseStepFor(&fx, factor * RandomDiagonal(n, config.seed + 10), tolerance,
+                           Name(f, config.seed) + " factor " + std::to_string(factor));
       }
     }
   }
@@ -126,33 +130,23 @@ TEST(SqrtSparseSchurSolver, SingleCamera) {
   config.max_observations = 1;
   config.camera_size = 9;
   config.num_landmarks = 12;
-  for (ReducedCameraFactorization f : kBoth) {
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
     auto p = MakeRandomProblem(config);
     Fixture<double> fx(p.problem.get(), f);
     ASSERT_EQ(fx.s.cameras.size(), 1u);
     EXPECT_EQ(fx.solver->matrix().pattern().num_blocks(), 1);
-    const int n = fx.s.num_effective_parameters;
-    const Vec d = RandomDiagonal(n, 7);
-    Vec y(n);
-    double jy = 0;
-    ASSERT_EQ(fx.solver->Solve(d.data(), 0.1, y.data(), &jy).termination, LinearSolverTermination::kSuccess);
-    testing::ExpectDenseStep(fx.j, fx.r, d, y, jy, 1e-9, Name(f, 0));
+    ExpectDenseStepFor(&fx, RandomDiagonal(fx.s.num_effective_parameters, 7), 1e-9, Name(f, 0));
   }
 }
 
 // All cameras constant: no reduced camera system, landmarks only.
 TEST(SqrtSparseSchurSolver, AllCamerasConstant) {
-  for (ReducedCameraFactorization f : kBoth) {
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
     auto p = MakeRandomProblem(RandomProblemConfig());
     for (auto& c : p.cameras) p.problem->SetParameterBlockConstant(c.data());
     Fixture<double> fx(p.problem.get(), f);
     ASSERT_EQ(fx.s.num_camera_parameters, 0);
-    const int n = fx.s.num_effective_parameters;
-    const Vec d = RandomDiagonal(n, 8);
-    Vec y(n);
-    double jy = 0;
-    ASSERT_EQ(fx.solver->Solve(d.data(), 0.1, y.data(), &jy).termination, LinearSolverTermination::kSuccess);
-    testing::ExpectDenseStep(fx.j, fx.r, d, y, jy, 1e-9, Name(f, 0));
+    ExpectDenseStepFor(&fx, RandomDiagonal(fx.s.num_effective_parameters, 8), 1e-9, Name(f, 0));
   }
 }
 
@@ -178,7 +172,7 @@ class CameraBlindCost : public ceres::SizedCostFunction<2, 6, 3> {
 // A camera J cannot see: without pose damping its block of S is zero. It
 // "observes" every landmark, so that it is found to be a camera.
 TEST(SqrtSparseSchurSolver, RankDeficientCameraSystemIsAFailedStep) {
-  for (ReducedCameraFactorization f : kBoth) {
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
     RandomProblemConfig config;
     config.seed = 8;
     auto p = MakeRandomProblem(config);
@@ -196,21 +190,16 @@ TEST(SqrtSparseSchurSolver, RankDeficientCameraSystemIsAFailedStep) {
     EXPECT_EQ(failed.termination, LinearSolverTermination::kFailure) << Name(f, 8);
     EXPECT_NE(failed.message.find("not positive definite"), std::string::npos) << failed.message;
     // Damping cures it, as the trust-region loop tries next.
-    const Vec d2 = RandomDiagonal(n, 3);
-    ASSERT_EQ(fx.solver->Solve(d2.data(), 0.1, y.data(), &jy).termination, LinearSolverTermination::kSuccess);
-    testing::ExpectDenseStep(fx.j, fx.r, d2, y, jy, 1e-9, Name(f, 8));
+    ExpectDenseStepFor(&fx, RandomDiagonal(n, 3), 1e-9, Name(f, 8));
   }
 }
 
 // The reduced camera matrix and the step do not depend on the number of
 // threads, bit for bit.
 TEST(SqrtSparseSchurSolver, SameBitsForAnyNumberOfThreads) {
-  RandomProblemConfig config;
-  config.camera_size = 9;
-  config.num_cameras = 12;
+  RandomProblemConfig config = LinearAlgebraConfigs().back();  // BAL's shape
   config.num_landmarks = 300;
-  config.max_observations = 6;
-  for (ReducedCameraFactorization f : kBoth) {
+  for (ReducedCameraFactorization f : testing::kDenseAndSparse) {
     Mat s[2];
     Vec y[2];
     for (int threads : {1, 2}) {

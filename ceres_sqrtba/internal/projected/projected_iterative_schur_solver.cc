@@ -38,9 +38,7 @@ void ProjectedIterativeSchurSolver<Scalar>::EnsureCameraGram() {
 
 template <typename Scalar>
 void ProjectedIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
-  std::fill(norms, norms + s_.num_effective_parameters, 0.0);
-  blocks_.AddLandmarkColumnNorms(norms);
-  blocks_.CameraColumnNorms(norms + s_.camera_tangent_begin);
+  blocks_.SquaredColumnNorms(norms);
 }
 
 template <typename Scalar>

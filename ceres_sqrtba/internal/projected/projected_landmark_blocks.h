@@ -73,6 +73,9 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // As ExplicitLandmarkBlocks: a value a float cannot carry safely was written.
   bool out_of_range() const { return out_of_range_.load(std::memory_order_relaxed); }
 
+  // Squared column norms of the whole Jacobian (tangent layout): the
+  // landmark columns and the camera columns below.
+  void SquaredColumnNorms(double* norms);
   // Column scale of every Jacobian written from now on (tangent layout), and
   // scales the current one.
   void ScaleColumns(const double* scale);
