@@ -9,11 +9,7 @@
 //   factorization, solve) is a fatal error with CHOLMOD's message, never an
 //   abort, and the factorization recovers when memory is back;
 // - the reduced camera pattern's blocks are the camera pairs of the groups.
-#include <SuiteSparse_config.h>
-
 #include <Eigen/Dense>
-#include <atomic>
-#include <cstdlib>
 #include <memory>
 #include <random>
 #include <set>
@@ -23,6 +19,7 @@
 #include "ceres_sqrtba/internal/direct/dense_cholesky.h"
 #include "ceres_sqrtba/internal/direct/sparse_cholesky.h"
 #include "gtest/gtest.h"
+#include "limited_suitesparse_memory.h"
 #include "linear_solver_fixture.h"
 #include "test_problems.h"
 
@@ -134,36 +131,6 @@ TEST(CameraCholesky, PlannedFactorSizeBoundsCholmods) {
   }
 }
 
-// SuiteSparse allocates through SuiteSparse_config's function pointers: these
-// let the first `allowed` allocations succeed and fail every later one.
-std::atomic<int> g_allowed{0};
-void* LimitedMalloc(size_t size) { return g_allowed-- > 0 ? std::malloc(size) : nullptr; }
-void* LimitedCalloc(size_t count, size_t size) { return g_allowed-- > 0 ? std::calloc(count, size) : nullptr; }
-void* LimitedRealloc(void* p, size_t size) { return g_allowed-- > 0 ? std::realloc(p, size) : nullptr; }
-
-class LimitedSuiteSparseMemory {
- public:
-  explicit LimitedSuiteSparseMemory(int allowed)
-      : malloc_(SuiteSparse_config.malloc_func),
-        calloc_(SuiteSparse_config.calloc_func),
-        realloc_(SuiteSparse_config.realloc_func) {
-    g_allowed = allowed;
-    SuiteSparse_config.malloc_func = &LimitedMalloc;
-    SuiteSparse_config.calloc_func = &LimitedCalloc;
-    SuiteSparse_config.realloc_func = &LimitedRealloc;
-  }
-  ~LimitedSuiteSparseMemory() {
-    SuiteSparse_config.malloc_func = malloc_;
-    SuiteSparse_config.calloc_func = calloc_;
-    SuiteSparse_config.realloc_func = realloc_;
-  }
-
- private:
-  void* (*malloc_)(size_t);
-  void* (*calloc_)(size_t, size_t);
-  void* (*realloc_)(void*, size_t);
-};
-
 TEST(CameraCholesky, CholmodOutOfMemoryIsAFatalErrorNotAnAbort) {
   PatternCase c(Configs().back());
   const SparseCholeskyPlan plan = PlanSparseCholesky(*c.pattern);
@@ -177,7 +144,7 @@ TEST(CameraCholesky, CholmodOutOfMemoryIsAFatalErrorNotAnAbort) {
     Eigen::VectorXd x(n);
     LinearSolverSummary summary;
     {
-      LimitedSuiteSparseMemory limit(allowed);
+      testing::LimitedSuiteSparseMemory limit(allowed);
       summary = sparse.Factorize(c.values.data());
       if (summary.termination == LinearSolverTermination::kSuccess) summary = sparse.Solve(b.data(), x.data());
     }

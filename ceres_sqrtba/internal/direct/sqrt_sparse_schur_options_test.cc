@@ -1,19 +1,22 @@
-// What SQRT_SPARSE_SCHUR accepts and refuses before it solves:
+// What SQRT_SPARSE_SCHUR accepts and refuses, and how it fails:
 // - the memory limit counts the reduced camera matrix and its factorization
 //   (a limit that holds only the landmark blocks ends the solve before
 //   anything is allocated, the parameters untouched);
 // - Solver::Options::reduced_camera_factorization is checked up front and
 //   parsed by name;
+// - CHOLMOD out of memory ends a solve with FAILURE and CHOLMOD's message;
 // - bad input is rejected exactly as with SQRT_ITERATIVE_SCHUR, and what only
 //   configures PCG is accepted and ignored.
 #include <functional>
 #include <memory>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "ceres_sqrtba/solver.h"
 #include "gtest/gtest.h"
 #include "direct_solve.h"
+#include "limited_suitesparse_memory.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -46,6 +49,36 @@ TEST(SqrtSparseSchurOptions, MemoryLimitCountsTheCameraMatrixAndItsFactor) {
     o.memory_limit_in_bytes = 0;
     EXPECT_TRUE(testing::SolveCopy(ba, o).IsSolutionUsable());
   }
+}
+
+// CHOLMOD running out of memory in a solve ends it with FAILURE and
+// CHOLMOD's message, the parameters untouched, never an abort: every
+// allocation is made to fail in turn (the planning's, the analysis', the
+// factorization's, the solve's) until the solve goes through.
+TEST(SqrtSparseSchurOptions, CholmodOutOfMemoryEndsTheSolveWithItsMessage) {
+  const testing::SyntheticBa original = testing::MakeSyntheticBa(8, 200, 4, 45);
+  std::set<std::string> failed_steps;
+  bool solved = false;
+  for (int allowed = 0; allowed < 500 && !solved; ++allowed) {
+    testing::SyntheticBa ba = original;
+    ceres::Problem problem;
+    testing::AddReprojectionResiduals(&ba, &problem, nullptr);
+    Solver::Summary s;
+    {
+      testing::LimitedSuiteSparseMemory limit(allowed);
+      Solve(testing::DirectOptions(DOUBLE_PRECISION, SPARSE_FACTORIZATION), &problem, &s);
+    }
+    solved = s.termination_type != ceres::FAILURE;
+    if (solved) break;
+    const size_t at = s.message.find("CHOLMOD ");
+    ASSERT_NE(at, std::string::npos) << "allowed " << allowed << ": " << s.message;
+    EXPECT_NE(s.message.find("out of memory"), std::string::npos) << s.message;
+    EXPECT_TRUE(ba.points == original.points && ba.poses == original.poses) << "parameters touched";
+    failed_steps.insert(s.message.substr(at, s.message.find(" failed", at) - at));
+  }
+  EXPECT_TRUE(solved);
+  EXPECT_EQ(failed_steps, (std::set<std::string>{"CHOLMOD ordering of the camera blocks", "CHOLMOD symbolic analysis",
+                                                 "CHOLMOD numeric factorization", "CHOLMOD solve"}));
 }
 
 TEST(SqrtSparseSchurOptions, FactorizationOptionCheckedAndParsed) {
