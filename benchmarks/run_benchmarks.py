@@ -94,7 +94,7 @@ def build_parser():
                       help="--random_seed of synthetic problems (default %(default)s)")
     runs.add_argument("--solvers", type=_csv_list(lambda n: solvers.by_name(n).name),
                       default=list(solvers.DEFAULT_SOLVERS), metavar="NAMES",
-                      help="comma-separated subset of the solvers below (default: all but sqrt-sparse)")
+                      help="comma-separated subset of the solvers below (default: all but the explicit-row variants)")
     runs.add_argument("--threads", type=_positive_int, default=available_cores(),
                       help="--num_threads of every run (default: available cores, %(default)s)")
     runs.add_argument("--num-iterations", type=_positive_int,

@@ -75,6 +75,30 @@ bool StringToPrecision(std::string value, Precision* precision) {
   return false;
 }
 
+const char* ReducedCameraFactorizationToString(ReducedCameraFactorization factorization) {
+  switch (factorization) {
+    case AUTOMATIC_FACTORIZATION:
+      return "AUTOMATIC_FACTORIZATION";
+    case DENSE_FACTORIZATION:
+      return "DENSE_FACTORIZATION";
+    case SPARSE_FACTORIZATION:
+      return "SPARSE_FACTORIZATION";
+  }
+  return "UNKNOWN";
+}
+
+bool StringToReducedCameraFactorization(std::string value, ReducedCameraFactorization* factorization) {
+  value = Upper(value);
+  for (ReducedCameraFactorization f : {AUTOMATIC_FACTORIZATION, DENSE_FACTORIZATION, SPARSE_FACTORIZATION}) {
+    const std::string name = ReducedCameraFactorizationToString(f);
+    if (value == name || value + "_FACTORIZATION" == name) {
+      *factorization = f;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool Solver::Options::IsValid(std::string* error) const {
   if (sqrt_linear_solver_type == CERES_LINEAR_SOLVER) {
     return internal::ValidateCeresOptions(*this, error);

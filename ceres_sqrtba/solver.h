@@ -19,8 +19,9 @@
 // for Large-Scale Reconstruction", CVPR 2021): landmarks are marginalized by a
 // QR decomposition of small dense per-landmark blocks instead of the Schur
 // complement, and the reduced camera system is solved by preconditioned
-// conjugate gradients in square-root form (SQRT_SPARSE_SCHUR: by a sparse QR
-// of the stacked marginalized rows instead). The trust-region loop is
+// conjugate gradients in square-root form (SQRT_SPARSE_SCHUR: by a Cholesky
+// factorization of the Gram matrix of the marginalized rows instead). The
+// trust-region loop is
 // Levenberg-Marquardt exactly as Ceres runs it, and the result is reported in a
 // ceres::Solver::Summary filled as Ceres fills it. See docs/ for every option,
 // the supported problem shapes and the memory model.
@@ -43,15 +44,33 @@ enum SqrtLinearSolverType : int {
   // conjugate gradients on the reduced camera system.
   SQRT_ITERATIVE_SCHUR = 1,
   // Square-root marginalization + a direct solve of the reduced camera system:
-  // the marginalized rows of all landmark blocks are stacked into one sparse
-  // matrix and solved by sparse QR (SuiteSparseQR), without normal equations.
-  // Exact steps; for small and medium problems (cost grows with the fill of R).
+  // every landmark is still eliminated by QR of its own block (nothing
+  // inverts Jl^T Jl), and the reduced camera matrix is formed as the Gram
+  // matrix of the marginalized rows, sum_b B_b^T B_b + lambda D_p^2, in double
+  // (positive semi-definite by construction), then factored by Cholesky:
+  // dense for small camera systems, CHOLMOD's supernodal factorization
+  // otherwise (Options::reduced_camera_factorization). Exact steps, as Ceres'
+  // SPARSE_SCHUR / DENSE_SCHUR, for small and medium problems.
   SQRT_SPARSE_SCHUR = 2,
 };
 
+// SQRT_SPARSE_SCHUR: how the reduced camera matrix is factored.
+enum ReducedCameraFactorization : int {
+  // Dense when a dense factorization needs at most 4 times the flops of the
+  // sparse one (every camera pair shares points, e.g. small BAL problems),
+  // sparse otherwise (large, local camera graphs): the measured crossover,
+  // docs/benchmarks.md.
+  AUTOMATIC_FACTORIZATION = 0,
+  // Eigen's dense LLT (n^2 doubles; as Ceres' DENSE_SCHUR).
+  DENSE_FACTORIZATION = 1,
+  // CHOLMOD's supernodal Cholesky on the block-sparse pattern, AMD ordering
+  // of the camera blocks (as Ceres' SPARSE_SCHUR with SuiteSparse).
+  SPARSE_FACTORIZATION = 2,
+};
+
 // Floating point type of the linear algebra of the square-root solvers
-// (landmark blocks, conjugate gradients; SQRT_SPARSE_SCHUR's sparse QR is
-// always double). The parameters, residuals, cost functions, the cost and the
+// (landmark blocks, conjugate gradients; SQRT_SPARSE_SCHUR's reduced camera
+// matrix and its Cholesky are always double). The parameters, residuals, cost functions, the cost and the
 // trust-region decisions are always double.
 enum Precision : int {
   DOUBLE_PRECISION = 0,
@@ -66,6 +85,9 @@ bool StringToSqrtLinearSolverType(std::string value,
 const char* PrecisionToString(Precision precision);
 // Accepts "double"/"single" and the enum names, case-insensitively.
 bool StringToPrecision(std::string value, Precision* precision);
+const char* ReducedCameraFactorizationToString(ReducedCameraFactorization factorization);
+// Accepts "automatic"/"dense"/"sparse" and the enum names, case-insensitively.
+bool StringToReducedCameraFactorization(std::string value, ReducedCameraFactorization* factorization);
 
 class Solver {
  public:
@@ -90,10 +112,16 @@ class Solver {
     // true: explicit, as in the paper: the dense (2k) x (9k) rows B of a
     //   landmark seen k times are stored after an in-place QR and streamed by
     //   every product.
-    // SQRT_SPARSE_SCHUR always uses the explicit rows.
+    // SQRT_SPARSE_SCHUR forms its reduced camera matrix from the projected
+    // storage and ignores this option.
     bool use_explicit_reduced_rows = false;
 
-    // Upper bound on the memory the landmark blocks may take, in bytes.
+    // SQRT_SPARSE_SCHUR only: dense or sparse Cholesky of the reduced camera
+    // matrix (see ReducedCameraFactorization).
+    ReducedCameraFactorization reduced_camera_factorization = AUTOMATIC_FACTORIZATION;
+
+    // Upper bound on the memory the landmark blocks (SQRT_SPARSE_SCHUR: plus
+    // the reduced camera matrix and its factorization) may take, in bytes.
     // 0 means: the memory the machine reports as available when Solve starts.
     // A problem that needs more ends with FAILURE before anything is allocated.
     int64_t memory_limit_in_bytes = 0;
@@ -122,8 +150,13 @@ class Solver {
     int precision_switch_iteration = -1;
     std::string precision_switch_reason;
     // How the landmarks' marginalized rows were stored
-    // (Options::use_explicit_reduced_rows; SQRT_SPARSE_SCHUR: explicit).
+    // (Options::use_explicit_reduced_rows; SQRT_SPARSE_SCHUR: projected).
     bool explicit_reduced_rows_used = false;
+    // SQRT_SPARSE_SCHUR: the factorization asked for and the one that ran
+    // (DENSE_FACTORIZATION or SPARSE_FACTORIZATION; linear_solver_type_used
+    // is then DENSE_SCHUR or SPARSE_SCHUR).
+    ReducedCameraFactorization reduced_camera_factorization_given = AUTOMATIC_FACTORIZATION;
+    ReducedCameraFactorization reduced_camera_factorization_used = AUTOMATIC_FACTORIZATION;
 
     // Ceres' one-line and full reports, with the square-root solver, the
     // precision and the storage in Ceres' layout.

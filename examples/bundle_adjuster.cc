@@ -38,7 +38,8 @@ DEFINE_string(linear_solver, "sparse_schur",
               "sparse_schur, dense_schur, iterative_schur, "
               "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky, "
               "or sqrt_iterative_schur / sqrt_sparse_schur (square-root bundle "
-              "adjustment with PCG / with sparse QR).");
+              "adjustment with PCG / with a Cholesky of the reduced camera "
+              "matrix formed from the marginalized rows).");
 DEFINE_bool(explicit_schur_complement, false,
             "With iterative_schur, form the Schur complement explicitly.");
 DEFINE_string(preconditioner, "jacobi",
@@ -90,7 +91,12 @@ DEFINE_string(final_ply, "", "Write the solved problem to this PLY file.");
 DEFINE_string(precision, "double",
               "double or single: floating point type of the square-root "
               "solver's linear algebra (only with sqrt_iterative_schur, or "
-              "sqrt_sparse_schur, whose sparse QR is always double).");
+              "sqrt_sparse_schur, whose reduced camera matrix and Cholesky "
+              "are always double).");
+DEFINE_string(reduced_camera_factorization, "automatic",
+              "With sqrt_sparse_schur: automatic, dense or sparse Cholesky "
+              "of the reduced camera matrix (automatic: dense when it needs "
+              "at most 4 times the flops of the sparse one).");
 DEFINE_bool(explicit_reduced_rows, false,
             "With sqrt_iterative_schur, store each landmark's marginalized "
             "rows Q2^T Jp explicitly (the paper's landmark blocks) instead of "
@@ -192,6 +198,13 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
              "(Ceres' solvers are double precision; see "
              "--mixed_precision_solves, which sparse solvers support with "
              "--sparse_linear_algebra_library=eigen_sparse)";
+    return false;
+  }
+  if (!StringToReducedCameraFactorization(FLAGS_reduced_camera_factorization,
+                                          &options.reduced_camera_factorization)) {
+    *error = "unknown --reduced_camera_factorization '" +
+             FLAGS_reduced_camera_factorization +
+             "' (expected automatic, dense or sparse)";
     return false;
   }
   if (!ceres::StringToVisibilityClusteringType(

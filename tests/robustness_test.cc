@@ -23,11 +23,13 @@ struct Config {
   SqrtLinearSolverType type;
   Precision precision;
   bool explicit_rows = false;
+  ReducedCameraFactorization factorization = AUTOMATIC_FACTORIZATION;
 };
 
 void PrintTo(const Config& config, std::ostream* os) {
   *os << SqrtLinearSolverTypeToString(config.type) << ", " << PrecisionToString(config.precision)
-      << (config.explicit_rows ? ", explicit rows" : "");
+      << (config.explicit_rows ? ", explicit rows" : "") << ", "
+      << ReducedCameraFactorizationToString(config.factorization);
 }
 
 Solver::Options Options(const Config& config) {
@@ -35,6 +37,7 @@ Solver::Options Options(const Config& config) {
   o.sqrt_linear_solver_type = config.type;
   o.precision = config.precision;
   o.use_explicit_reduced_rows = config.explicit_rows;
+  o.reduced_camera_factorization = config.factorization;
   o.logging_type = ceres::SILENT;
   o.max_num_iterations = 30;
   o.num_threads = 2;
@@ -181,14 +184,13 @@ TEST_P(Robustness, HugeResidualsNeverReturnGarbage) {
 
 TEST_P(Robustness, TwoSolvesInTwoThreads) {
   const SyntheticBa a0 = MakeSyntheticBa(6, 150, 3, 38), b0 = MakeSyntheticBa(7, 120, 4, 39);
-  // SQRT_SPARSE_SCHUR's dense kernels are the system BLAS's (through
-  // SuiteSparseQR), whose rounding may depend on where its buffers land in
-  // memory, and a thread's allocations land elsewhere: a step may differ in its
-  // last bits (seen: 1e-11 relative at iteration 22, which the noise-dominated
-  // single precision iterations after convergence then amplify). So that solver
-  // is compared while it converges (15 iterations) and to 1e-9; everything of
-  // ours is bit-identical.
-  const bool sparse = GetParam().type == SQRT_SPARSE_SCHUR;
+  // CHOLMOD's supernodal kernels are the system BLAS's, whose rounding may
+  // depend on where its buffers land in memory, and a thread's allocations
+  // land elsewhere: a step may differ in its last bits. So SQRT_SPARSE_SCHUR
+  // with the sparse factorization is compared while it converges (15
+  // iterations) and to 1e-9; everything of ours (the dense factorization
+  // included: Eigen's LLT) is bit-identical.
+  const bool sparse = GetParam().factorization == SPARSE_FACTORIZATION;
   auto solve = [&](const SyntheticBa& in, double* cost) {
     SyntheticBa ba = in;
     ceres::Problem problem;
@@ -230,6 +232,12 @@ INSTANTIATE_TEST_SUITE_P(ExplicitRowsPrecisions, Robustness,
 INSTANTIATE_TEST_SUITE_P(SparsePrecisions, Robustness,
                          ::testing::Values(Config{SQRT_SPARSE_SCHUR, DOUBLE_PRECISION},
                                            Config{SQRT_SPARSE_SCHUR, SINGLE_PRECISION}),
+                         PrecisionName);
+// The small problems here take the dense factorization automatically: the
+// sparse one too.
+INSTANTIATE_TEST_SUITE_P(SparseCholeskyPrecisions, Robustness,
+                         ::testing::Values(Config{SQRT_SPARSE_SCHUR, DOUBLE_PRECISION, false, SPARSE_FACTORIZATION},
+                                           Config{SQRT_SPARSE_SCHUR, SINGLE_PRECISION, false, SPARSE_FACTORIZATION}),
                          PrecisionName);
 
 }  // namespace

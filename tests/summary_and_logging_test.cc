@@ -100,20 +100,25 @@ TEST(Summary, SaysWhatRanInCeresLayout) {
   EXPECT_EQ(plain.iterations.size(), s.iterations.size());
 }
 
-TEST(Summary, DirectSolverAndExplicitRows) {
+TEST(Summary, DirectSolverSaysItsFactorization) {
   SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 3);
   ceres::Problem problem;
   AddReprojectionResiduals(&ba, &problem, nullptr);
   Solver::Options o = Options(SQRT_SPARSE_SCHUR, DOUBLE_PRECISION);
   o.logging_type = ceres::SILENT;
+  o.use_explicit_reduced_rows = true;  // ignored: the direct solver forms S from projected rows
   Solver::Summary s;
   Solve(o, &problem, &s);
   ASSERT_TRUE(s.IsSolutionUsable()) << s.message;
-  EXPECT_TRUE(s.explicit_reduced_rows_used);
+  EXPECT_FALSE(s.explicit_reduced_rows_used);
   EXPECT_NE(s.FullReport().find(Row("Linear solver", "SQRT_SPARSE_SCHUR", "SQRT_SPARSE_SCHUR")),
             std::string::npos)
       << s.FullReport();
-  EXPECT_NE(s.FullReport().find(Row("Reduced rows", "EXPLICIT", "EXPLICIT")), std::string::npos)
+  EXPECT_NE(s.FullReport().find(Row("Reduced rows", "PROJECTED", "PROJECTED")), std::string::npos)
+      << s.FullReport();
+  // 45 camera parameters, every camera pair shares points: dense.
+  EXPECT_NE(s.FullReport().find(Row("Factorization", "AUTOMATIC_FACTORIZATION", "DENSE_FACTORIZATION")),
+            std::string::npos)
       << s.FullReport();
 }
 

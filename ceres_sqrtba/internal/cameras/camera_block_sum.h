@@ -34,11 +34,16 @@ class CameraBlockSum {
       offset_[c + 1] = offset_[c] + n * n;
     }
     const int64_t size = std::max<int64_t>(1, offset_.back());
-    const int64_t budget = int64_t{1} << 22;  // doubles: 32 MiB of copies
-    const int chunks = partition.num_chunks();
-    num_slots_ = static_cast<int>(std::min<int64_t>(chunks, std::max<int64_t>(2, budget / size)));
-    num_slots_ = std::max(1, std::min(num_slots_, chunks));
+    num_slots_ = NumSlots(size, partition.num_chunks());
     slot_sums_ = PerChunk<double>(num_slots_, size);
+  }
+
+  // Bytes of the per-slot copies for a problem, before they are allocated.
+  static int64_t RequiredBytes(const ProblemStructure& s, const WorkPartition& partition) {
+    int64_t size = 0;
+    for (int c : s.cameras) size += static_cast<int64_t>(s.parameter_blocks[c].tangent_size) * s.parameter_blocks[c].tangent_size;
+    size = std::max<int64_t>(1, size);
+    return NumSlots(size, partition.num_chunks()) * size * static_cast<int64_t>(sizeof(double));
   }
 
   // Size of the output: the n_c x n_c matrices of all cameras, back to back.
@@ -87,6 +92,14 @@ class CameraBlockSum {
   }
 
  private:
+  // A slot per chunk while the copies (`size` doubles each) fit in 32 MiB,
+  // at least two, at most one per chunk.
+  static int NumSlots(int64_t size, int chunks) {
+    const int64_t budget = int64_t{1} << 22;  // doubles: 32 MiB of copies
+    const int slots = static_cast<int>(std::min<int64_t>(chunks, std::max<int64_t>(2, budget / size)));
+    return std::max(1, std::min(slots, chunks));
+  }
+
   double* ClearSlot(int slot) {
     double* sums = slot_sums_[slot];
     std::fill(sums, sums + size(), 0.0);

@@ -1,49 +1,73 @@
 #include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
 namespace internal {
+namespace {
+
+// W_b = Q1^T Jp of each landmark and its diagonal blocks, right after its
+// thin QR (the rows and the double Q1 are in cache).
+template <typename Scalar>
+class MarginalizedRowsVisitor : public ProjectedLandmarkBlocks<Scalar>::Visitor {
+ public:
+  MarginalizedRowsVisitor(const ProjectedLandmarkBlocks<Scalar>& blocks, ReducedCameraMatrix<Scalar>* matrix)
+      : blocks_(blocks), matrix_(matrix) {}
+  void BeginChunk(int chunk) override { matrix_->BeginChunk(chunk); }
+  void Visit(int chunk, int group, const double* q1) override {
+    matrix_->VisitGroup(chunk, group, q1, blocks_.hot_rows(group));
+  }
+
+ private:
+  const ProjectedLandmarkBlocks<Scalar>& blocks_;
+  ReducedCameraMatrix<Scalar>* matrix_;
+};
+
+LinearSolverSummary NotFinite(const char* what) {
+  LinearSolverSummary summary;
+  summary.termination = LinearSolverTermination::kFailure;
+  summary.message = std::string("The reduced camera ") + what + " has an entry that is not finite.";
+  return summary;
+}
+
+}  // namespace
 
 template <typename Scalar>
-SqrtSparseSchurSolver<Scalar>::SqrtSparseSchurSolver(const ProblemStructure& s,
-                                                     const ExplicitBlockLayout& layout,
-                                                     const WorkPartition& partition,
-                                                     ParallelContext* context,
-                                                     const SqrtSparseSchurOptions& options)
+SqrtSparseSchurSolver<Scalar>::SqrtSparseSchurSolver(const ProblemStructure& s, const ProjectedBlockLayout& layout,
+                                                     const WorkPartition& partition, ParallelContext* context,
+                                                     const CameraFactorizationPlan& plan)
     : s_(s),
-      partition_(partition),
       context_(context),
-      landmarks_(s, layout, partition, context),
-      matrix_(s, layout),
-      qr_(options.ordering),
-      back_substitution_(s, layout, partition) {}
+      blocks_(s, layout, partition, context),
+      matrix_(s, layout, plan.pattern(), partition),
+      cholesky_(plan.MakeCholesky(matrix_.col_begin(), matrix_.rows())),
+      rhs_(s.num_camera_parameters) {}
 
 template <typename Scalar>
-LinearSolverSummary SqrtSparseSchurSolver<Scalar>::Solve(const double* d, double /*eta*/,
-                                                         double* y, double* jy_squared_norm) {
-  // Landmark damping in the blocks; the pose damping goes straight into A's
-  // last rows.
-  landmarks_.MarginalizeAndDamp(d);
-  if (!matrix_.Fill(landmarks_.blocks(), d + s_.camera_tangent_begin, partition_, context_)) {
-    LinearSolverSummary summary;
-    summary.termination = LinearSolverTermination::kFailure;
-    summary.message = "The reduced camera system has an entry that is not finite.";
-    return summary;
+JacobianWriter* SqrtSparseSchurSolver<Scalar>::writer() {
+  blocks_.BeginJacobian();
+  return &blocks_;
+}
+
+template <typename Scalar>
+LinearSolverSummary SqrtSparseSchurSolver<Scalar>::Solve(const double* d, double /*eta*/, double* y,
+                                                         double* jy_squared_norm) {
+  MarginalizedRowsVisitor<Scalar> visitor(blocks_, &matrix_);
+  blocks_.Damp(d, rhs_.data(), &visitor);
+  if (!std::all_of(rhs_.begin(), rhs_.end(), [](double v) { return std::isfinite(v); })) {
+    return NotFinite("right-hand side");
   }
-  // y_p = argmin |A y_p - b|, straight into the camera part of y.
-  LinearSolverSummary summary =
-      qr_.Solve(matrix_.matrix(), matrix_.rhs(), y + s_.camera_tangent_begin);
-  if (summary.termination == LinearSolverTermination::kSuccess) {
-    VLOG(logged_statistics_ ? 2 : 1) << "SQRT_SPARSE_SCHUR: A is " << matrix_.num_rows() << " x "
-                                     << matrix_.num_cols() << " with " << matrix_.num_nonzeros()
-                                     << " nonzeros; " << qr_.Statistics();
-    logged_statistics_ = true;
-  }
+  if (!matrix_.Accumulate(blocks_, d + s_.camera_tangent_begin, context_)) return NotFinite("matrix");
+  LinearSolverSummary summary = cholesky_->Factorize(matrix_.values());
   if (summary.termination != LinearSolverTermination::kSuccess) return summary;
-  *jy_squared_norm = back_substitution_.Run(landmarks_.blocks(), d, y, context_);
+  summary = cholesky_->Solve(rhs_.data(), y + s_.camera_tangent_begin);
+  if (summary.termination != LinearSolverTermination::kSuccess) return summary;
+  VLOG(logged_statistics_ ? 2 : 1) << "SQRT_SPARSE_SCHUR: " << cholesky_->Statistics();
+  logged_statistics_ = true;
+  *jy_squared_norm = blocks_.BackSubstitute(y);
   return summary;
 }
 

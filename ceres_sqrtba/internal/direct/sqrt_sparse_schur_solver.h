@@ -1,79 +1,73 @@
-// SQRT_SPARSE_SCHUR: the direct square-root linear solver (paper section 5.4,
-// first paragraph: "we could use dense or sparse QR decomposition of the
-// stacked Q_2^T Jp from landmark blocks"). For each damped linear problem
+// SQRT_SPARSE_SCHUR: the direct square-root linear solver. For each damped
+// linear problem (paper section 5.4, with the reduced camera matrix formed
+// from the marginalized rows instead of stacking them for a sparse QR):
 //
-//   1. marginalize every landmark block by QR (once per Jacobian) and add the
-//      landmark damping with Givens rotations (undoing the previous damping
-//      first when only the radius changed), exactly as SQRT_ITERATIVE_SCHUR
-//      does, on the same ExplicitLandmarkBlocks;
-//   2. stack the damped reduced rows Q^_2^T Jp of all blocks and the pose
-//      damping rows sqrt(lambda) D_p into one sparse matrix A, with b the
-//      stacked Q^_2^T r (StackedReducedMatrix: pattern built once, values
-//      refilled per solve), and solve min |A y_p - b| by SuiteSparseQR in
-//      double (SparseQr: symbolic analysis once, numeric factorization per
-//      solve). The normal equations are never formed;
-//   3. back-substitute the landmark updates and compute |J y|^2 for the model
-//      from the blocks (ExplicitBackSubstitution, shared with PCG's solver).
+//   1. every landmark's damped columns [Jl; sqrt(lambda) D_l] are factored
+//      by a thin Householder QR (Q1, R^; projected_landmark_blocks.h, as
+//      SQRT_ITERATIVE_SCHUR does), which also gives the reduced right-hand
+//      side sum_b B^_b^T r^_b; while each landmark's rows are in cache its
+//      W_b = Q1^T Jp is taken in double;
+//   2. S = sum_b B^_b^T B^_b + lambda D_p^2 = sum_b (Jp^T Jp - W_b^T W_b) +
+//      lambda D_p^2 is accumulated in double per camera pair
+//      (reduced_camera_matrix.h): positive semi-definite by construction,
+//      never U - W V^-1 W^T, nothing inverts Jl^T Jl;
+//   3. S = L L^T by a dense LLT (small camera systems) or CHOLMOD's
+//      supernodal Cholesky (camera_cholesky.h, chosen by
+//      camera_factorization_plan.h), and y_p = S^-1 b^;
+//   4. y_l = R^-1 Q1^T (r - Jp y_p) and |J y|^2 from the blocks
+//      (ProjectedLandmarkBlocks::BackSubstitute, as the iterative solver).
 //
-// A rejected step changes only lambda: the blocks are re-damped, not
-// re-marginalized, and only the values of A are refilled.
+// A rejected step changes only lambda: the next Solve repeats 1-4 on the
+// same Jacobian (new thin QRs, S, numeric factorization), with no
+// re-evaluation and no new symbolic analysis. A Cholesky that fails (S not
+// numerically positive definite) is a failed step (kFailure): the radius
+// shrinks, as after Ceres' "not positive definite".
 //
-// The landmark blocks are Scalar (float or double); A, b and the QR are
-// double, so the QR's accuracy does not depend on the block precision.
+// The landmark blocks are Scalar (float or double); W, S, the right-hand
+// side and the Cholesky are double.
 #ifndef CERES_SQRTBA_INTERNAL_DIRECT_SQRT_SPARSE_SCHUR_SOLVER_H_
 #define CERES_SQRTBA_INTERNAL_DIRECT_SQRT_SPARSE_SCHUR_SOLVER_H_
 
+#include <memory>
 #include <vector>
 
-#include "ceres_sqrtba/internal/explicit/explicit_back_substitution.h"
-#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
-#include "ceres_sqrtba/internal/explicit/marginalized_landmark_blocks.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
-#include "ceres_sqrtba/internal/direct/sparse_qr.h"
-#include "ceres_sqrtba/internal/direct/stacked_reduced_matrix.h"
+#include "ceres_sqrtba/internal/direct/camera_cholesky.h"
+#include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
+#include "ceres_sqrtba/internal/direct/reduced_camera_matrix.h"
+#include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "ceres_sqrtba/internal/solvers/linear_solver.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 
-struct SqrtSparseSchurOptions {
-  // AMD(A^T A), i.e. AMD on the pattern of the reduced camera system, as
-  // Ceres orders SPARSE_SCHUR's Cholesky factorization. On the BAL problems
-  // every ordering leaves R (nearly) dense; AMD needed the same or fewer
-  // flops than SuiteSparseQR's default COLAMD (ladybug-49: 1.57e10 both;
-  // problem-21: 2.67e9 vs 3.84e9).
-  SparseQrOrdering ordering = SparseQrOrdering::kAmd;
-};
-
 template <typename Scalar>
 class SqrtSparseSchurSolver : public LinearSolver {
  public:
-  using Layout = ExplicitBlockLayout;
-  SqrtSparseSchurSolver(const ProblemStructure& s, const ExplicitBlockLayout& layout,
+  using Layout = ProjectedBlockLayout;
+  SqrtSparseSchurSolver(const ProblemStructure& s, const ProjectedBlockLayout& layout,
                         const WorkPartition& partition, ParallelContext* context,
-                        const SqrtSparseSchurOptions& options = SqrtSparseSchurOptions());
+                        const CameraFactorizationPlan& plan);
 
-  JacobianWriter* writer() override { return landmarks_.writer(); }
-  void SquaredColumnNorms(double* norms) override { landmarks_.SquaredColumnNorms(norms); }
-  void ScaleColumns(const double* scale) override { landmarks_.ScaleColumns(scale); }
-  bool JacobianOutOfRange() const override { return landmarks_.out_of_range(); }
-  // eta is irrelevant: the step is exact up to round-off.
-  LinearSolverSummary Solve(const double* d, double eta, double* y,
-                            double* jy_squared_norm) override;
+  JacobianWriter* writer() override;
+  void SquaredColumnNorms(double* norms) override { blocks_.SquaredColumnNorms(norms); }
+  void ScaleColumns(const double* scale) override { blocks_.ScaleColumns(scale); }
+  bool JacobianOutOfRange() const override { return blocks_.out_of_range(); }
+  // eta is irrelevant: the step is exact up to rounding.
+  LinearSolverSummary Solve(const double* d, double eta, double* y, double* jy_squared_norm) override;
 
-  // For tests and logs: the blocks and A as the last Solve left them.
-  ExplicitLandmarkBlocks<Scalar>* blocks() { return landmarks_.blocks(); }
-  const StackedReducedMatrix& matrix() const { return matrix_; }
-  const SparseQr& qr() const { return qr_; }
+  // For tests and logs: what the last Solve left.
+  const ReducedCameraMatrix<Scalar>& matrix() const { return matrix_; }
+  const std::vector<double>& rhs() const { return rhs_; }
+  CameraCholesky* cholesky() { return cholesky_.get(); }
 
  private:
   const ProblemStructure& s_;
-  const WorkPartition& partition_;
   ParallelContext* context_;
-  MarginalizedLandmarkBlocks<Scalar> landmarks_;
-  StackedReducedMatrix matrix_;
-  SparseQr qr_;
-  ExplicitBackSubstitution<Scalar> back_substitution_;
+  ProjectedLandmarkBlocks<Scalar> blocks_;
+  ReducedCameraMatrix<Scalar> matrix_;
+  std::unique_ptr<CameraCholesky> cholesky_;
+  std::vector<double> rhs_;  // sum_b B^_b^T r^_b
   bool logged_statistics_ = false;
 };
 

@@ -1,8 +1,7 @@
 // Back substitution of the landmark updates and the trust-region model's
-// |J y|^2, shared by the square-root linear solvers: whichever way the reduced
-// camera system was solved (PCG in SQRT_ITERATIVE_SCHUR, sparse QR in
-// SQRT_SPARSE_SCHUR), the rest of the step comes from the marginalized and
-// damped landmark blocks alone.
+// |J y|^2 on the explicit landmark blocks: once PCG has solved the reduced
+// camera system, the rest of the step comes from the marginalized and damped
+// landmark blocks alone.
 //
 // Per block b, with the camera solution y_p gathered to the block's columns:
 //

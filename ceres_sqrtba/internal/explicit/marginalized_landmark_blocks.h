@@ -1,5 +1,5 @@
-// The landmark blocks of the current Jacobian through their life cycle, shared
-// by both square-root linear solvers (PCG and sparse QR):
+// The explicit landmark blocks of the current Jacobian through their life
+// cycle (SQRT_ITERATIVE_SCHUR with use_explicit_reduced_rows):
 //
 //   written by the evaluator (raw) -> column-scaled -> marginalized by QR once
 //   per Jacobian -> damped for one radius -> undamped and damped again for the

@@ -288,7 +288,7 @@ class Minimizer {
     it_.linear_solver_iterations = ls.num_iterations;
     if (ls.termination == LinearSolverTermination::kFatalError) {
       // Ceres' message, followed by the linear solver's reason (e.g. a
-      // SuiteSparseQR error) so that the summary alone explains the failure.
+      // CHOLMOD error) so that the summary alone explains the failure.
       return Failure(
           "Linear solver failed due to unrecoverable non-numeric causes. "
           "Please see the error log for clues. " + ls.message);

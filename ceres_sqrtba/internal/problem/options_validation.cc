@@ -114,6 +114,13 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
                        "DOUBLE_PRECISION, SINGLE_PRECISION");
     return false;
   }
+  if (options.reduced_camera_factorization != AUTOMATIC_FACTORIZATION &&
+      options.reduced_camera_factorization != DENSE_FACTORIZATION &&
+      options.reduced_camera_factorization != SPARSE_FACTORIZATION) {
+    *error = Violation("reduced_camera_factorization", static_cast<int>(options.reduced_camera_factorization),
+                       "is one of", "AUTOMATIC_FACTORIZATION, DENSE_FACTORIZATION, SPARSE_FACTORIZATION");
+    return false;
+  }
   SQRTBA_CHECK_OPTION(max_num_iterations, >=, 0);
   SQRTBA_CHECK_OPTION(max_solver_time_in_seconds, >=, 0.0);
   SQRTBA_CHECK_OPTION(function_tolerance, >=, 0.0);

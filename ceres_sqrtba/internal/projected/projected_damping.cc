@@ -52,7 +52,7 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
           for (int k = 0; k < d; ++k) t[k] += q1[i * d + k] * ri;
         }
       }
-      if (visitor != nullptr) visitor->Visit(chunk, g);
+      if (visitor != nullptr) visitor->Visit(chunk, g, d > 0 ? q1 : nullptr);
       if (cw == 0) continue;
       // B^T r^ = Jp^T (r - Q1 Q1^T r) (eq. (1) of projected_landmark_blocks.h).
       for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {

@@ -38,9 +38,7 @@ void ProjectedIterativeSchurSolver<Scalar>::EnsureCameraGram() {
 
 template <typename Scalar>
 void ProjectedIterativeSchurSolver<Scalar>::SquaredColumnNorms(double* norms) {
-  std::fill(norms, norms + s_.num_effective_parameters, 0.0);
-  blocks_.AddLandmarkColumnNorms(norms);
-  blocks_.CameraColumnNorms(norms + s_.camera_tangent_begin);
+  blocks_.SquaredColumnNorms(norms);
 }
 
 template <typename Scalar>
@@ -66,7 +64,9 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
     BlockJacobiPreconditioner<Scalar>* preconditioner;
     const decltype(reduced_gram)* fn;
     void BeginChunk(int chunk) override { preconditioner->BeginChunk(chunk); }
-    void Visit(int chunk, int group) override { preconditioner->AddGroup(chunk, group, *fn); }
+    void Visit(int chunk, int group, const double*) override {
+      preconditioner->AddGroup(chunk, group, *fn);
+    }
   } visitor;
   visitor.preconditioner = preconditioner;
   visitor.fn = &reduced_gram;

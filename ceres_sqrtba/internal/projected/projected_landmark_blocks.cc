@@ -198,6 +198,13 @@ void ProjectedLandmarkBlocks<Scalar>::ScaleColumns(const double* scale) {
 }
 
 template <typename Scalar>
+void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
+  std::fill(norms, norms + s_.num_effective_parameters, 0.0);
+  AddLandmarkColumnNorms(norms);
+  CameraColumnNorms(norms + s_.camera_tangent_begin);
+}
+
+template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::AddLandmarkColumnNorms(double* norms) const {
   // One landmark per group: groups write disjoint entries.
   context_->For(static_cast<int>(s_.groups.size()), 256, [&](int gb, int ge) {

@@ -73,6 +73,9 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // As ExplicitLandmarkBlocks: a value a float cannot carry safely was written.
   bool out_of_range() const { return out_of_range_.load(std::memory_order_relaxed); }
 
+  // Squared column norms of the whole Jacobian (tangent layout): the
+  // landmark columns and the camera columns below.
+  void SquaredColumnNorms(double* norms);
   // Column scale of every Jacobian written from now on (tangent layout), and
   // scales the current one.
   void ScaleColumns(const double* scale);
@@ -91,13 +94,16 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // (reduced camera vector).
   // visitor (optional): called for every group right after its Q1 is
   // written, from the chunk loop of the work partition (BeginChunk(chunk),
-  // then Visit(chunk, g) for the chunk's groups in order), so that work on
-  // the new Q1 (the preconditioner) runs while the rows are in cache.
+  // then Visit(chunk, g, q1) for the chunk's groups in order), so that work
+  // on the new Q1 (the preconditioner, the direct solver's Q1^T Jp) runs
+  // while the rows are in cache. q1: the group's Q1 as the thin QR computed
+  // it, in double (rows x d, row-major; the hot rows hold it in Scalar), or
+  // nullptr for a group without a landmark; valid during the call only.
   class Visitor {
    public:
     virtual ~Visitor() = default;
     virtual void BeginChunk(int chunk) = 0;
-    virtual void Visit(int chunk, int group) = 0;
+    virtual void Visit(int chunk, int group, const double* q1) = 0;
   };
   void Damp(const double* d, double* rhs, Visitor* visitor = nullptr);
 
@@ -125,6 +131,10 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   double BackSubstitute(double* y);
 
   const ProjectedBlockLayout& layout() const { return layout_; }
+  // Group g's hot rows (layout().rows[g] rows of layout().hot_stride(g)
+  // scalars: compact camera Jacobian, then Q1), for the kernels that read
+  // them outside this class (the direct solver's reduced camera matrix).
+  const Scalar* hot_rows(int g) const { return hot(g); }
 
  private:
   const Scalar* hot(int g) const { return hot_.get() + layout_.hot_offset[g]; }

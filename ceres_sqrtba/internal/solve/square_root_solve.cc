@@ -149,6 +149,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
 
   // Memory: checked before the landmark storage is allocated.
   LinearSolverFactory factory(s, options);
+  if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
   const MemoryBudget budget(options.memory_limit_in_bytes);
   const MemoryPlan plan = PlanMemory(s, factory, options.precision);
   if (!budget.Fits(plan.Total(), Describe(plan, factory), &error)) return fail(error);

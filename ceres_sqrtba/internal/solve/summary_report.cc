@@ -42,7 +42,9 @@ void StartSummary(const Solver::Options& options, Solver::Summary* summary) {
   summary->precision_given = options.precision;
   summary->precision_used = options.precision;
   const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
-  summary->explicit_reduced_rows_used = sparse || options.use_explicit_reduced_rows;
+  summary->explicit_reduced_rows_used = !sparse && options.use_explicit_reduced_rows;
+  summary->reduced_camera_factorization_given = options.reduced_camera_factorization;
+  summary->reduced_camera_factorization_used = options.reduced_camera_factorization;
 
   summary->minimizer_type = ceres::TRUST_REGION;
   summary->trust_region_strategy_type = options.trust_region_strategy_type;
@@ -130,6 +132,12 @@ void RecordStructure(const ProblemStructure& s, const ceres::ParameterBlockOrder
   }
 }
 
+void RecordReducedCameraFactorization(bool dense, Solver::Summary* summary) {
+  summary->reduced_camera_factorization_used = dense ? DENSE_FACTORIZATION : SPARSE_FACTORIZATION;
+  summary->linear_solver_type_used = dense ? ceres::DENSE_SCHUR : ceres::SPARSE_SCHUR;
+  if (dense) summary->dense_linear_algebra_library_type = ceres::EIGEN;
+}
+
 void RecordFailure(const Solver::Options& options, const std::string& message, double start_time,
                    Solver::Summary* summary) {
   summary->termination_type = ceres::FAILURE;
@@ -162,6 +170,12 @@ std::string Solver::Summary::FullReport() const {
     report += internal::TableRow("Precision", internal::PrecisionName(precision_given), used) + "\n";
     const std::string rows = explicit_reduced_rows_used ? "EXPLICIT" : "PROJECTED";
     report += internal::TableRow("Reduced rows", rows, rows) + "\n";
+    if (sqrt_linear_solver_type_used == SQRT_SPARSE_SCHUR) {
+      report += internal::TableRow("Factorization",
+                                   ReducedCameraFactorizationToString(reduced_camera_factorization_given),
+                                   ReducedCameraFactorizationToString(reduced_camera_factorization_used)) +
+                "\n";
+    }
   };
   while (std::getline(in, line)) {
     if (internal::StartsWith(line, "Linear solver ") && !internal::StartsWith(line, "Linear solver ordering")) {

@@ -4,7 +4,8 @@
 // Ceres' summary has no value for a solver it does not know: for the
 // ceres::Solver::Summary fields linear_solver_type_given/used, the Ceres
 // solver that solves the same reduced camera system (ITERATIVE_SCHUR for
-// SQRT_ITERATIVE_SCHUR, SPARSE_SCHUR for SQRT_SPARSE_SCHUR) stands in, so that
+// SQRT_ITERATIVE_SCHUR, SPARSE_SCHUR for SQRT_SPARSE_SCHUR, DENSE_SCHUR when
+// its factorization is dense) stands in, so that
 // a drop-in user's code that reads them keeps working. Solver::Summary says
 // what really ran, and its FullReport is Ceres' report with those lines
 // rewritten and the precision and storage added in the Given/Used table.
@@ -33,6 +34,10 @@ void RecordProblemSizes(const ProblemStructure& s, Solver::Summary* summary);
 // group as given (without constant blocks and empty groups).
 void RecordStructure(const ProblemStructure& s, const ceres::ParameterBlockOrdering* ordering,
                      Solver::Summary* summary);
+
+// SQRT_SPARSE_SCHUR: which Cholesky factorization of the reduced camera
+// matrix runs; Ceres' stand-in becomes DENSE_SCHUR (Eigen) for the dense one.
+void RecordReducedCameraFactorization(bool dense, Solver::Summary* summary);
 
 // FAILURE with `message`, logged as Ceres logs a termination unless silent.
 void RecordFailure(const Solver::Options& options, const std::string& message, double start_time,

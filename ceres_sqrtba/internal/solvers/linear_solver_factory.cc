@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
 #include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
-#include "ceres_sqrtba/internal/direct/stacked_reduced_matrix.h"
 #include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
 #include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
@@ -35,7 +35,7 @@ LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver
   iterative_options_.preconditioner = options.preconditioner_type;
   iterative_options_.min_num_iterations = options.min_linear_solver_iterations;
   iterative_options_.max_num_iterations = options.max_linear_solver_iterations;
-  const bool projected = !sparse_ && !options.use_explicit_reduced_rows;
+  const bool projected = sparse_ || !options.use_explicit_reduced_rows;
   int64_t block_scalars = 0;
   if (projected) {
     projected_layout_ = std::make_unique<ProjectedBlockLayout>(s);
@@ -44,6 +44,7 @@ LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver
     explicit_layout_ = std::make_unique<ExplicitBlockLayout>(s);
     block_scalars = explicit_layout_->total_scalars;
   }
+  if (sparse_) direct_plan_ = std::make_unique<CameraFactorizationPlan>(s, options.reduced_camera_factorization);
   const int64_t nc = std::max(1, s.num_camera_parameters);
   const int max_chunks =
       static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kMaxChunks, block_scalars / (4 * nc))));
@@ -54,12 +55,15 @@ LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver
 
 LinearSolverFactory::~LinearSolverFactory() = default;
 
+bool LinearSolverFactory::dense_factorization() const { return direct_plan_ != nullptr && direct_plan_->dense(); }
+
 int64_t LinearSolverFactory::RequiredBytes(Precision precision) const {
   const bool single = precision == SINGLE_PRECISION;
-  if (projected()) return projected_layout_->RequiredBytes(single ? 4 : 8);
-  const int64_t blocks = single ? ExplicitLandmarkBlocks<float>::RequiredBytes(*explicit_layout_)
-                                : ExplicitLandmarkBlocks<double>::RequiredBytes(*explicit_layout_);
-  return blocks + (sparse_ ? StackedReducedMatrix::RequiredBytes(s_, *explicit_layout_) : 0);
+  if (projected()) {
+    return projected_layout_->RequiredBytes(single ? 4 : 8) + (sparse_ ? direct_plan_->RequiredBytes(s_, partition_) : 0);
+  }
+  return single ? ExplicitLandmarkBlocks<float>::RequiredBytes(*explicit_layout_)
+                : ExplicitLandmarkBlocks<double>::RequiredBytes(*explicit_layout_);
 }
 
 int64_t LinearSolverFactory::SolverVectorBytes(Precision precision) const {
@@ -83,13 +87,13 @@ int64_t LinearSolverFactory::PlanBytes() const {
 }
 
 const char* LinearSolverFactory::WhatRequiredBytesCounts() const {
-  return sparse_ ? "the landmark blocks and the stacked reduced camera system" : "the landmark blocks";
+  return sparse_ ? "the landmark blocks, the reduced camera matrix and its factorization" : "the landmark blocks";
 }
 
 std::unique_ptr<LinearSolver> LinearSolverFactory::Create(Precision precision,
                                                           ParallelContext* context) const {
   if (sparse_) {
-    return Make<SqrtSparseSchurSolver>(precision, s_, *explicit_layout_, partition_, context);
+    return Make<SqrtSparseSchurSolver>(precision, s_, *projected_layout_, partition_, context, *direct_plan_);
   }
   if (projected()) {
     return Make<ProjectedIterativeSchurSolver>(precision, s_, *projected_layout_, partition_, context,

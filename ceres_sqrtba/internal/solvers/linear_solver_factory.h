@@ -7,7 +7,10 @@
 // (projected/projected_landmark_blocks.h) unless
 // Solver::Options::use_explicit_reduced_rows asks for the paper's explicit
 // blocks (explicit/explicit_landmark_blocks.h); SQRT_SPARSE_SCHUR always uses
-// the explicit ones. Only the chosen storage's layout is built.
+// the projected ones and plans its reduced camera matrix and Cholesky
+// factorization here (direct/camera_factorization_plan.h: pattern, dense or
+// sparse, ordering, factor size), so that the memory check counts them. Only
+// the chosen storage's layout is built.
 //
 // Work partition: the chunks fix the order of every parallel sum, so they
 // depend on the problem only, never on num_threads (bit-identical results for
@@ -37,6 +40,7 @@ namespace internal {
 
 struct ExplicitBlockLayout;
 struct ProjectedBlockLayout;
+class CameraFactorizationPlan;
 
 class LinearSolverFactory {
  public:
@@ -44,11 +48,13 @@ class LinearSolverFactory {
   ~LinearSolverFactory();
 
   bool sparse() const { return sparse_; }
+  // SQRT_SPARSE_SCHUR: whether the reduced camera matrix is factored densely.
+  bool dense_factorization() const;
   bool projected() const { return projected_layout_ != nullptr; }
   const WorkPartition& partition() const { return partition_; }
 
-  // Bytes the solver of one precision allocates for its landmark storage
-  // and, for SQRT_SPARSE_SCHUR, the stacked reduced camera system.
+  // Bytes the solver of one precision allocates: its landmark storage and,
+  // for SQRT_SPARSE_SCHUR, the reduced camera matrix and its factorization.
   int64_t RequiredBytes(Precision precision) const;
   // What RequiredBytes counts, for messages ("the landmark blocks").
   const char* WhatRequiredBytesCounts() const;
@@ -67,6 +73,7 @@ class LinearSolverFactory {
   IterativeSchurOptions iterative_options_;
   std::unique_ptr<ExplicitBlockLayout> explicit_layout_;
   std::unique_ptr<ProjectedBlockLayout> projected_layout_;
+  std::unique_ptr<CameraFactorizationPlan> direct_plan_;
   WorkPartition partition_;
 };
 

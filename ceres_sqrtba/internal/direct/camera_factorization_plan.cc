@@ -1,0 +1,37 @@
+#include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
+
+#include "ceres_sqrtba/internal/direct/dense_cholesky.h"
+#include "ceres_sqrtba/internal/direct/reduced_camera_matrix.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+CameraFactorizationPlan::CameraFactorizationPlan(const ProblemStructure& s,
+                                                 ReducedCameraFactorization factorization)
+    : pattern_(s) {
+  if (factorization == DENSE_FACTORIZATION) return;
+  sparse_ = PlanSparseCholesky(pattern_);
+  dense_ = factorization == AUTOMATIC_FACTORIZATION && sparse_.error.empty() &&
+           DenseFlops(pattern_.num_parameters()) <= kDenseFlopRatio * sparse_.flops;
+}
+
+double CameraFactorizationPlan::DenseFlops(int64_t n) {
+  // The sum of the squared column counts of a dense L: n (n + 1) (2n + 1) / 6.
+  const double m = static_cast<double>(n);
+  return m * (m + 1) * (2 * m + 1) / 6;
+}
+
+int64_t CameraFactorizationPlan::RequiredBytes(const ProblemStructure& s, const WorkPartition& partition) const {
+  // Everything here is double, whatever the precision of the blocks.
+  const int64_t matrix = ReducedCameraMatrix<double>::RequiredBytes(s, pattern_, partition);
+  return matrix + (dense_ ? DenseCameraCholesky::RequiredBytes(pattern_) : sparse_.RequiredBytes(pattern_));
+}
+
+std::unique_ptr<CameraCholesky> CameraFactorizationPlan::MakeCholesky(const int64_t* col_begin,
+                                                                      const int64_t* rows) const {
+  if (dense_) return std::make_unique<DenseCameraCholesky>(pattern_, col_begin, rows);
+  return std::make_unique<SparseCameraCholesky>(pattern_, sparse_, col_begin, rows);
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

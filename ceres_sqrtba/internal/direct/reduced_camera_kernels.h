@@ -1,0 +1,183 @@
+// The per-landmark kernels of the reduced camera matrix (reduced_camera_matrix.h):
+//
+//   W = Q1^T Jp                      once per landmark and radius,
+//   S(c', c) += Jp_c'^T Jp_c - W_c'^T W_c   once per pair of its cameras
+//                                           (c' = c: the diagonal block),
+//
+// in double, from Q1 in double and the camera Jacobian as stored (Scalar).
+//
+// Why a header of their own: as the projected product (projected_kernels.h),
+// each kernel has a fixed-size version for uniform groups at the sizes of
+// fixed_size_dispatch.h (BAL: 2 x 9 camera rows, d = 3, 9 x 9 blocks: the
+// 3 x 9 by 3 x 9 product stays in registers) and a dynamic one for every
+// other group; the callers choose through DispatchBlockSizes only.
+//
+// W of group g: per camera entry e of the group, a d x f_e row-major block
+// at d * column(e) (column(e): the camera's first column among the group's
+// camera columns). An off-diagonal block k of S's block column c: column a
+// of camera c starts at values + col_begin[a] + position (col_begin of the
+// camera's first scalar column on; reduced_camera_pattern.h). Diagonal
+// blocks are summed per camera apart (camera_block_sum.h).
+#ifndef CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
+#define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
+
+#include <cstdint>
+
+#include <Eigen/Core>
+
+#include "ceres_sqrtba/internal/projected/projected_block_layout.h"
+#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "glog/logging.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+// ---------------------------------------------------------------------------
+// W = Q1^T Jp of group g (w zeroed by the caller).
+
+template <typename Scalar>
+void MarginalizedRowsDynamic(const ProjectedBlockLayout& layout, int g, const double* q1,
+                             const Scalar* h, const int* entry_column, double* w) {
+  const int d = layout.landmark_size[g];
+  const int hs = layout.hot_stride(g);
+  for (int sg = layout.segment_begin[g]; sg < layout.segment_begin[g + 1]; ++sg) {
+    const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
+    for (int it = seg.item_begin; it < seg.item_end; ++it) {
+      const ProjectedBlockLayout::Item& item = layout.items[it];
+      const int f = item.size;
+      double* we = w + static_cast<int64_t>(d) * entry_column[item.entry];
+      for (int r = item.row; r < item.row + item.rows; ++r) {
+        const double* q = q1 + static_cast<int64_t>(r) * d;
+        const Scalar* j = h + static_cast<int64_t>(r) * hs + item.column;
+        for (int k = 0; k < d; ++k) {
+          for (int i = 0; i < f; ++i) we[k * f + i] += q[k] * static_cast<double>(j[i]);
+        }
+      }
+    }
+  }
+}
+
+// A uniform group of sizes (R, E, F) with k observations (items: one per
+// observation, in row order; hot rows [J (F) | Q1 (E)]).
+template <int R, int E, int F, typename Scalar>
+inline void MarginalizedRowsFixed(const double* q1, const Scalar* h, int k,
+                                  const ProjectedBlockLayout::Item* items, const int* entry_column,
+                                  double* w) {
+  using WMatrix = Eigen::Matrix<double, E, F, Eigen::RowMajor>;
+  using Row = Eigen::Matrix<Scalar, 1, F>;
+  constexpr int kStride = F + E;
+  for (int s = 0; s < k; ++s) {
+    DCHECK_EQ(items[s].size, F);
+    DCHECK_EQ(items[s].row, R * s);
+    Eigen::Map<WMatrix> we(w + E * entry_column[items[s].entry]);
+    for (int a = 0; a < R; ++a) {
+      const int r = R * s + a;
+      we.noalias() += Eigen::Map<const Eigen::Matrix<double, E, 1>>(q1 + r * E) *
+                      Eigen::Map<const Row>(h + r * kStride).template cast<double>();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The diagonal block of camera entry e of group g: the sum of J^T J over its
+// residual blocks (the entry's items: two when the camera sees the landmark
+// twice) minus W_e^T W_e, added to the lower triangle of acc (n x n,
+// row-major: acc[a * n + i], i <= a, which is S's upper triangle read
+// column-wise).
+
+template <typename Scalar>
+void AddDiagonalDynamic(const ProjectedBlockLayout& layout, int g, int e, int n, const Scalar* h,
+                        const double* w, double* acc) {
+  AddCameraGramLower(layout, g, e, n, h, acc);  // sum J^T J (projected_kernels.h)
+  const int d = layout.landmark_size[g];
+  for (int k = 0; k < d; ++k) {
+    const double* wk = w + k * n;
+    for (int a = 0; a < n; ++a) {
+      for (int i = 0; i <= a; ++i) acc[a * n + i] -= wk[a] * wk[i];
+    }
+  }
+}
+
+// A uniform group of sizes (R, E, F).
+template <int R, int E, int F, typename Scalar>
+inline void AddDiagonalFixed(const ProjectedBlockLayout& layout, int e, const Scalar* h, const double* w,
+                             double* acc) {
+  for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
+    const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
+    DCHECK_EQ(item.rows, R);
+    for (int r = item.row; r < item.row + R; ++r) {
+      const Scalar* js = h + static_cast<int64_t>(r) * (F + E);
+      double j[F];
+      for (int i = 0; i < F; ++i) j[i] = js[i];
+      for (int a = 0; a < F; ++a) {
+        for (int i = 0; i <= a; ++i) acc[a * F + i] += j[a] * j[i];
+      }
+    }
+  }
+  for (int k = 0; k < E; ++k) {
+    const double* wk = w + k * F;
+    for (int a = 0; a < F; ++a) {
+      for (int i = 0; i <= a; ++i) acc[a * F + i] -= wk[a] * wk[i];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Two different cameras of a group: S's block (row camera, column camera)
+// += Jp_row^T Jp_col - W_row^T W_col, all of it (an off-diagonal block).
+
+// Any group: camera entries e_row, e_col of sizes f_row, f_col.
+template <typename Scalar>
+void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_col, int f_row, int f_col,
+                    const Scalar* h, const double* w_row, const double* w_col, const int64_t* col_begin,
+                    int position, double* values) {
+  const int d = layout.landmark_size[g];
+  const int hs = layout.hot_stride(g);
+  for (int a = 0; a < f_col; ++a) {
+    double* col = values + col_begin[a] + position;
+    for (int i = 0; i < f_row; ++i) {
+      double v = 0.0;
+      for (int k = 0; k < d; ++k) v += w_row[k * f_row + i] * w_col[k * f_col + a];
+      col[i] -= v;
+    }
+  }
+  // Jp_row^T Jp_col over the residual blocks that have both cameras.
+  for (int ir = layout.entry_item_begin[e_row]; ir < layout.entry_item_begin[e_row + 1]; ++ir) {
+    const ProjectedBlockLayout::Item& item_row = layout.items[layout.entry_items[ir]];
+    for (int ic = layout.entry_item_begin[e_col]; ic < layout.entry_item_begin[e_col + 1]; ++ic) {
+      const ProjectedBlockLayout::Item& item_col = layout.items[layout.entry_items[ic]];
+      if (item_row.row != item_col.row) continue;  // different residual blocks
+      for (int r = item_col.row; r < item_col.row + item_col.rows; ++r) {
+        const Scalar* jr = h + static_cast<int64_t>(r) * hs + item_row.column;
+        const Scalar* jc = h + static_cast<int64_t>(r) * hs + item_col.column;
+        for (int a = 0; a < f_col; ++a) {
+          double* col = values + col_begin[a] + position;
+          const double ja = jc[a];
+          for (int i = 0; i < f_row; ++i) col[i] += static_cast<double>(jr[i]) * ja;
+        }
+      }
+    }
+  }
+}
+
+// Two different cameras of a uniform group of sizes (., E, F): only
+// -W_row^T W_col (no residual block has both).
+template <int E, int F>
+inline void SubtractPairFixed(const double* w_row, const double* w_col, const int64_t* col_begin, int position,
+                              double* values) {
+  for (int a = 0; a < F; ++a) {
+    double* col = values + col_begin[a] + position;
+    double wc[E];
+    for (int k = 0; k < E; ++k) wc[k] = w_col[k * F + a];
+    for (int i = 0; i < F; ++i) {
+      double v = w_row[i] * wc[0];
+      for (int k = 1; k < E; ++k) v += w_row[k * F + i] * wc[k];
+      col[i] -= v;
+    }
+  }
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_

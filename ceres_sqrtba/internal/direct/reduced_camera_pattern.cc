@@ -1,0 +1,89 @@
+#include "ceres_sqrtba/internal/direct/reduced_camera_pattern.h"
+
+#include <algorithm>
+
+#include "glog/logging.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+ReducedCameraPattern::ReducedCameraPattern(const ProblemStructure& s) {
+  const int num_cameras = static_cast<int>(s.cameras.size());
+  camera_offset_.assign(num_cameras + 1, 0);
+  for (int c = 0; c < num_cameras; ++c) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[s.cameras[c]];
+    // The reduced camera vector holds the cameras in camera_index order.
+    DCHECK_EQ(pb.tangent_offset - s.camera_tangent_begin, camera_offset_[c]);
+    camera_offset_[c + 1] = camera_offset_[c] + pb.tangent_size;
+    max_camera_size_ = std::max(max_camera_size_, pb.tangent_size);
+  }
+  DCHECK_EQ(camera_offset_.back(), s.num_camera_parameters);
+
+  // Block column c: the cameras c' <= c that share a group with c.
+  block_col_begin_.assign(num_cameras + 1, 0);
+  std::vector<int> seen(num_cameras, -1);
+  std::vector<int> rows;
+  for (int c = 0; c < num_cameras; ++c) {
+    rows.clear();
+    seen[c] = c;
+    for (int slot = s.camera_group_begin[c]; slot < s.camera_group_begin[c + 1]; ++slot) {
+      const Group& group = s.groups[s.camera_groups[slot]];
+      for (int e = group.camera_begin; e < group.camera_end; ++e) {
+        const int other = s.parameter_blocks[s.group_cameras[e]].camera_index;
+        if (other < c && seen[other] != c) {
+          seen[other] = c;
+          rows.push_back(other);
+        }
+      }
+    }
+    std::sort(rows.begin(), rows.end());
+    rows.push_back(c);
+    int position = 0;
+    for (int r : rows) {
+      block_row_.push_back(r);
+      position_.push_back(position);
+      position += camera_size(r);
+    }
+    const int n = camera_size(c);
+    const int off_diagonal = position - n;
+    num_nonzeros_ += static_cast<int64_t>(n) * off_diagonal + static_cast<int64_t>(n) * (n + 1) / 2;
+    block_col_begin_[c + 1] = static_cast<int64_t>(block_row_.size());
+  }
+}
+
+int64_t ReducedCameraPattern::FindBlock(int row_camera, int column_camera) const {
+  const auto begin = block_row_.begin() + block_col_begin_[column_camera];
+  const auto end = block_row_.begin() + block_col_begin_[column_camera + 1];
+  const auto it = std::lower_bound(begin, end, row_camera);
+  if (it == end || *it != row_camera) return -1;
+  return static_cast<int64_t>(it - block_row_.begin());
+}
+
+int64_t ReducedCameraPattern::ScalarBytes() const {
+  const int64_t columns = static_cast<int64_t>(num_parameters()) + 1;
+  return columns * static_cast<int64_t>(sizeof(int64_t)) +
+         num_nonzeros_ * static_cast<int64_t>(sizeof(int64_t) + sizeof(double));
+}
+
+void ReducedCameraPattern::ScalarPattern(std::vector<int64_t>* col_begin,
+                                         std::vector<int64_t>* rows) const {
+  col_begin->assign(static_cast<size_t>(num_parameters()) + 1, 0);
+  rows->resize(static_cast<size_t>(num_nonzeros_));
+  int64_t at = 0;
+  for (int c = 0; c < num_cameras(); ++c) {
+    for (int a = 0; a < camera_size(c); ++a) {
+      (*col_begin)[camera_offset(c) + a] = at;
+      for (int64_t k = block_begin(c); k < block_end(c); ++k) {
+        const int r = block_row(k);
+        // The diagonal block: its upper triangle only.
+        const int count = r == c ? a + 1 : camera_size(r);
+        for (int i = 0; i < count; ++i) (*rows)[at++] = camera_offset(r) + i;
+      }
+    }
+  }
+  DCHECK_EQ(at, num_nonzeros_);
+  (*col_begin)[num_parameters()] = at;
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
