@@ -37,6 +37,7 @@ _TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 RATIOS = (("residual", "evaluator_cost", "floor_residuals"),
           ("jacobian_single", "evaluator_jacobian_single", "floor_jacobians"),
           ("jacobian_double", "evaluator_jacobian_double", "floor_jacobians"))
+PROBLEM_ORDER = ("bal", "synthetic", "manifold")
 PASSES = ("floor_residuals", "evaluator_cost", "floor_jacobians",
           "evaluator_jacobian_single", "evaluator_jacobian_double")
 
@@ -78,12 +79,16 @@ def times_ms(data):
 
 def ratio_rows(data):
     """One row per (problem, threads): the pass times (ms) and the ratios
-    (None where a pass is missing), problems in first-seen order."""
+    (None where a pass is missing), in PROBLEM_ORDER and by threads."""
     times = times_ms(data)
     keys = []
     for problem, _, threads in times:
         if (problem, threads) not in keys:
             keys.append((problem, threads))
+    # The benchmark's problem order (random interleaving shuffles the file),
+    # then threads.
+    keys.sort(key=lambda k: (PROBLEM_ORDER.index(k[0]) if k[0] in PROBLEM_ORDER
+                             else len(PROBLEM_ORDER), k[0], k[1]))
     rows = []
     for problem, threads in keys:
         row = {"problem": problem, "threads": threads}

@@ -6,6 +6,7 @@ the file names it wrote, so the report links exactly what exists.
 
 import math
 import os
+import statistics
 
 import matplotlib
 
@@ -150,6 +151,24 @@ def plot_phases(result, path):
         heights = [b[label] for _, b in bars]
         ax.bar(range(len(bars)), heights, 0.6, bottom=bottoms, label=label, color=colour)
         bottoms = [low + h for low, h in zip(bottoms, heights)]
+    # Each bar's total on top of it. A solver far slower than the others
+    # (e.g. sqrt-sparse) is cut at the top of the axis, its total written
+    # there, so that the others stay readable.
+    totals = [b["total"] for _, b in bars]
+    top = max(totals, default=0.0)
+    if len(totals) > 2:
+        typical = statistics.median(totals)
+        kept = [t for t in totals if t <= 4 * typical]
+        if kept and top > 4 * typical:
+            top = max(kept)
+    if top > 0:
+        ax.set_ylim(0, 1.25 * top)
+    for x, total in enumerate(totals):
+        if total > 1.25 * top:  # cut: the total in a box inside the axis
+            ax.text(x, 1.1 * top, "%.3g s ↑" % total, ha="center", va="bottom",
+                    fontsize="x-small", bbox={"facecolor": "white", "edgecolor": "none"})
+        else:
+            ax.text(x, total, "%.3g s" % total, ha="center", va="bottom", fontsize="x-small")
     ax.set_xticks(range(len(bars)))
     ax.set_xticklabels([name for name, _ in bars], rotation=20, ha="right", fontsize="small")
     ax.set_ylabel("seconds (whole run)")

@@ -22,7 +22,7 @@ class RatiosTest(unittest.TestCase):
 
     def test_medians_in_milliseconds_and_ratios(self):
         by_key = {(r["problem"], r["threads"]): r for r in self.rows}
-        self.assertEqual(sorted(by_key), [("bal", 1), ("manifold", 2), ("synthetic", 1)])
+        self.assertEqual(list(by_key), [("bal", 1), ("synthetic", 1), ("manifold", 2)])
         bal = by_key[("bal", 1)]
         self.assertAlmostEqual(bal["residual"], 1.1)
         self.assertAlmostEqual(bal["jacobian_single"], 1.1)
@@ -42,7 +42,7 @@ class RatiosTest(unittest.TestCase):
         lines = text.splitlines()
         self.assertEqual(len(lines), 2 + 3)
         self.assertIn("| bal | 1 | 1.6 | 1.76 | 1.10 | 10 | 11 | 1.10 | 12.5 | 1.25 |", lines)
-        self.assertIn("–", lines[3])
+        self.assertIn("–", lines[4])
 
     def test_targets_take_the_worst_row(self):
         jacobian = targets.evaluate(next(t for t in targets.TARGETS
