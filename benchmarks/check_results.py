@@ -259,7 +259,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", help="results folder (contains runs.csv)")
     parser.add_argument("--require-ok", action="store_true",
-                        help="also fail if any run failed or timed out")
+                        help="also fail if any run failed, timed out or was not run")
     parser.add_argument("--docs", help="also check the image links of this docs page")
     args = parser.parse_args(argv)
     errors, warnings = check(args.results, args.require_ok, args.docs)
