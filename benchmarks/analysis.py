@@ -11,6 +11,7 @@ from collections import OrderedDict, namedtuple
 
 import bench_io
 import perf_profiles
+import solvers
 
 # run: the runs.csv record; rows: parsed trace rows or None; trace: (t, cost)
 # points or None.  Both None unless the run succeeded.
@@ -64,6 +65,74 @@ def solvers_in(results):
     for result in results:
         names.extend(s for s in result.runs if s not in names)
     return names
+
+
+def was_run(data):
+    """False for a solver whose program was not available ("not run")."""
+    return data is not None and data.run["status"] != bench_io.STATUS_NOT_RUN
+
+
+def solvers_run(results):
+    """Solver names that ran (ok or not) on some problem, in first-seen order:
+    those of the profiles and plots."""
+    return [s for s in solvers_in(results)
+            if any(was_run(r.runs.get(s)) for r in results)]
+
+
+def reference_solvers(result, family=solvers.REFERENCE_FAMILY):
+    """The solvers of `family` that ran on this problem."""
+    return [s for s in solvers.family_members(family, list(result.runs))
+            if was_run(result.runs[s])]
+
+
+def reference_time(times, result, family=solvers.REFERENCE_FAMILY, exclude=None):
+    """The best (smallest) time among `times` of the family's solvers that ran
+    on the problem (inf if none reached); None if none of them ran."""
+    names = [s for s in reference_solvers(result, family) if s != exclude and s in times]
+    if not names:
+        return None
+    return min(times[s] for s in names)
+
+
+def iteration_zero_seconds(rows):
+    """Cumulative time of the iteration-0 row: what a solver needs before its
+    first step (for Ceres: preprocessing and the first evaluation)."""
+    if not rows or rows[0]["iteration"] != 0:
+        return None
+    return rows[0]["cumulative_seconds"]
+
+
+# Parts of the per-phase breakdown: (label, runs.csv field); "rest" is what
+# the total has beyond them (preprocessing, the trust-region loop, ...).
+PHASES = (("residual evaluation", "residual_evaluation_seconds"),
+          ("Jacobian evaluation", "jacobian_evaluation_seconds"),
+          ("linear solver", "linear_solver_seconds"))
+REST = "rest"
+
+
+def phase_seconds(run):
+    """{label: seconds} of PHASES and REST, plus "total", for a run whose
+    summary has the breakdown; None otherwise.  rest = total - the phases,
+    at least 0 (the parts are printed to 6 decimals)."""
+    total = run.get("solver_seconds")
+    parts = [run.get(key) for _, key in PHASES]
+    if total is None or any(p is None for p in parts):
+        return None
+    breakdown = {label: value for (label, _), value in zip(PHASES, parts)}
+    breakdown[REST] = max(0.0, total - sum(parts))
+    breakdown["total"] = total
+    return breakdown
+
+
+def first_iteration_at_or_below(rows, cost_threshold):
+    """Iteration number of the first accepted row (or iteration 0) whose cost
+    is <= cost_threshold; None if there is none."""
+    if cost_threshold is None:
+        return None
+    for r in rows or ():
+        if (r["iteration"] == 0 or r["step_accepted"]) and r["cost"] <= cost_threshold:
+            return r["iteration"]
+    return None
 
 
 def seconds_per_iteration(rows):

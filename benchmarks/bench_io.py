@@ -2,8 +2,9 @@
 
 Two kinds of files: those the example binary writes (per-iteration trace via
 --csv, one-row summary via --summary_csv; their headers are the binary's
-contract and are checked here), and runs.csv, the driver's one-row-per-run
-record from which every report can be rebuilt (--report-only).
+contract and are checked here; the driver writes the same two files for Ceres
+2.2's example from what that prints), and runs.csv, the driver's
+one-row-per-run record from which every report can be rebuilt (--report-only).
 """
 
 import csv
@@ -19,6 +20,14 @@ SUMMARY_COLUMNS = ("solver", "precision", "problem", "num_cameras", "num_points"
                    "num_observations", "initial_cost", "final_cost", "iterations",
                    "linear_solver_iterations_total", "total_seconds", "termination")
 
+# Written by newer binaries (and for Ceres 2.2's runs): the iteration at which
+# single precision switched to double (-1: never), and the time breakdown of
+# Ceres' FullReport ("Time (in seconds)"), in seconds.
+PHASE_COLUMNS = ("preprocessor_seconds", "residual_evaluation_seconds",
+                 "jacobian_evaluation_seconds", "linear_solver_seconds",
+                 "minimizer_seconds", "postprocessor_seconds")
+OPTIONAL_SUMMARY_COLUMNS = ("precision_switch_iteration",) + PHASE_COLUMNS
+
 # runs.csv columns and how to parse them back; the order is the file's order.
 RUN_FIELDS = (
     ("problem", str), ("kind", str), ("input", str), ("solver", str),
@@ -30,12 +39,18 @@ RUN_FIELDS = (
     ("termination", str),
     ("precision", str), ("threads", int), ("trace", str), ("summary", str),
     ("log", str), ("command", str),
-)
+    # Added later: older runs.csv files read without them.
+    ("precision_switch_iteration", int),
+) + tuple((name, float) for name in PHASE_COLUMNS)
 RUN_COLUMNS = tuple(name for name, _ in RUN_FIELDS)
+REQUIRED_RUN_COLUMNS = RUN_COLUMNS[:RUN_COLUMNS.index("precision_switch_iteration")]
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
 STATUS_TIMEOUT = "timeout"
+# A solver whose program is not available (Ceres 2.2's example not built):
+# listed, but it neither fails nor counts as a reference.
+STATUS_NOT_RUN = "not run"
 
 _TRUE_WORDS = {"1", "true", "yes", "y", "t"}
 
@@ -100,6 +115,32 @@ def read_summary(path):
     return rows[0]
 
 
+def write_trace_rows(path, rows):
+    """Write per-iteration rows (dicts as read_trace_rows returns them) in the
+    binary's --csv layout; a missing optional value is an empty cell."""
+    columns = TRACE_COLUMNS + OPTIONAL_TRACE_COLUMNS
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        for row in rows:
+            cells = []
+            for c in columns:
+                value = row.get(c)
+                if c == "step_accepted":
+                    value = int(bool(value))
+                cells.append(format_run_value(value))
+            writer.writerow(cells)
+
+
+def write_summary(path, summary):
+    """Write a --summary_csv file (header and one row) from a dict."""
+    columns = SUMMARY_COLUMNS + OPTIONAL_SUMMARY_COLUMNS
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(columns)
+        writer.writerow([format_run_value(summary.get(c)) for c in columns])
+
+
 def format_run_value(value):
     """runs.csv cell text: floats with full precision (repr), None empty."""
     if value is None:
@@ -127,7 +168,8 @@ def _parse_cell(text, kind):
 
 
 def read_runs(path):
-    """runs.csv back as a list of run dicts with typed values (None if empty)."""
-    return [{name: _parse_cell(raw.get(name, ""), kind) for name, kind in RUN_FIELDS}
-            for raw in _read_rows(path, RUN_COLUMNS)]
+    """runs.csv back as a list of run dicts with typed values (None if empty
+    or, for the columns added later, absent)."""
+    return [{name: _parse_cell(raw.get(name) or "", kind) for name, kind in RUN_FIELDS}
+            for raw in _read_rows(path, REQUIRED_RUN_COLUMNS)]
 

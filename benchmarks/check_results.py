@@ -36,19 +36,24 @@ def close(a, b, rtol=0.0, atol=0.0):
     return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
 
 
-def problem_sections(markdown):
-    """{problem name: first table under its '### name' heading} of results.md."""
+def problem_tables(markdown):
+    """{problem name: [tables under its '### name' heading]} of results.md: the
+    per-solver table first, then (if there is one) the per-phase table."""
     sections, name, lines = {}, None, []
     for line in markdown.splitlines() + ["## end"]:
         if line.startswith("## ") or line.startswith("### "):
             if name is not None:
-                tables = report.parse_md_tables("\n".join(lines))
-                sections[name] = tables[0] if tables else []
+                sections[name] = report.parse_md_tables("\n".join(lines))
             name = line[4:].strip() if line.startswith("### ") else None
             lines = []
         else:
             lines.append(line)
     return sections
+
+
+def problem_sections(markdown):
+    """{problem name: first table under its '### name' heading} of results.md."""
+    return {name: (tables[0] if tables else []) for name, tables in problem_tables(markdown).items()}
 
 
 def recompute(out_dir, runs):
@@ -60,6 +65,23 @@ def recompute(out_dir, runs):
             trace = bench_io.read_trace(os.path.join(out_dir, run["trace"]))
         by_problem.setdefault(run["problem"], {})[run["solver"]] = trace
     return {p: perf_profiles.analyse_problem(traces) for p, traces in by_problem.items()}
+
+
+def first_row_seconds(out_dir, run):
+    """Cumulative seconds of the trace's iteration-0 row (ok runs), else None."""
+    if run["status"] != bench_io.STATUS_OK:
+        return None
+    rows = bench_io.read_trace_rows(os.path.join(out_dir, run["trace"]))
+    return rows[0]["cumulative_seconds"] if rows[0]["iteration"] == 0 else None
+
+
+def reference_times(runs_of_problem, times):
+    """Fastest Ceres 2.2 time among the solvers of that family that ran; None
+    if none ran."""
+    ran = [r["solver"] for r in runs_of_problem
+           if r["status"] != bench_io.STATUS_NOT_RUN and r["solver"] in solvers.solver_names()
+           and solvers.by_name(r["solver"]).family == solvers.REFERENCE_FAMILY]
+    return min((times[s] for s in ran), default=None)
 
 
 def _check_png(path, errors):
@@ -90,35 +112,76 @@ def check_files(out_dir, runs, errors):
                        if r["kind"] == "synthetic" and r["status"] == bench_io.STATUS_OK}
     if len(synthetic_sizes) >= 2:
         _check_png(os.path.join(out_dir, report.SCALING_PNG), errors)
+    for p in sorted({r["problem"] for r in runs if r["status"] == bench_io.STATUS_OK
+                     and r.get("linear_solver_seconds") is not None}):
+        _check_png(os.path.join(out_dir, report.phases_png(p)), errors)
 
 
-def _expected_cells(run, analysis, taus):
+def _expected_cells(out_dir, run, runs_of_problem, analysis, taus):
     """(header, expected value, rtol, atol) of one run's row in its problem table."""
     times = analysis.times
-    baseline = {tau: times[tau].get(solvers.BASELINE) for tau in taus}
-    cells = [(report.time_header(tau), times[tau][run["solver"]], TIME_RTOL, 0.0) for tau in taus]
+    ran = run["status"] != bench_io.STATUS_NOT_RUN
+    reference = {tau: reference_times(runs_of_problem, times[tau]) for tau in taus}
+    cells = [(report.ITERATION_ZERO_HEADER, first_row_seconds(out_dir, run), TIME_RTOL, 0.0)]
+    cells += [(report.time_header(tau), times[tau][run["solver"]] if ran else None, TIME_RTOL,
+               0.0) for tau in taus]
     cells += [(report.ratio_header(tau),
-               None if baseline[tau] is None else _nan_to_none(
-                   perf_profiles.time_ratio(times[tau][run["solver"]], baseline[tau])),
+               None if reference[tau] is None or not ran else _nan_to_none(
+                   perf_profiles.time_ratio(times[tau][run["solver"]], reference[tau])),
                RATIO_RTOL, 0.0) for tau in taus]
     ok = run["status"] == bench_io.STATUS_OK
     tolerances = {"final_cost": (COST_RTOL, 0.0), "peak_rss_mib": (0.0, MEMORY_ATOL)}
     for header, key, _ in report.RUN_STAT_COLUMNS:
         rtol, atol = tolerances.get(key, (0.0, 0.0))
-        cells.append((header, run[key] if ok else None, rtol, atol))
+        value = run.get(key) if ok else None
+        if key == "precision_switch_iteration" and value is not None and value < 0:
+            value = None  # shown as "never"
+        cells.append((header, value, rtol, atol))
     cells.append((report.WALL_HEADER, run["wall_seconds"], TIME_RTOL, 0.0))
     return cells
+
+
+def check_phase_table(tables, run, where, errors):
+    """The run's row of the per-phase table agrees with runs.csv (ok runs with
+    a breakdown have exactly one row; others none)."""
+    phase_table = tables[1] if len(tables) > 1 else []
+    rows = [r for r in phase_table if r.get("solver") == run["solver"]]
+    parts = [run.get(key) for key in ("residual_evaluation_seconds",
+                                      "jacobian_evaluation_seconds", "linear_solver_seconds")]
+    has = run["status"] == bench_io.STATUS_OK and run.get("solver_seconds") is not None \
+        and all(p is not None for p in parts)
+    if not has:
+        if rows:
+            errors.append("%s: a phase row without a breakdown in runs.csv" % where)
+        return
+    if len(rows) != 1:
+        errors.append("%s: %d rows in the phase table (expected 1)" % (where, len(rows)))
+        return
+    total = run["solver_seconds"]
+    expected = parts + [max(0.0, total - sum(parts)), total]
+    for header, value in zip(report.PHASE_HEADERS, expected):
+        try:
+            shown = report.parse_number(rows[0][header])
+        except (KeyError, ValueError):
+            errors.append("%s: phase column %r missing or not a number" % (where, header))
+            continue
+        # 4 significant digits, or the 1e-6 s resolution of Ceres' report.
+        if not close(shown, value, TIME_RTOL, 2e-6):
+            errors.append("%s: phase %s shows %s, expected %r" % (where, header,
+                                                                  rows[0][header], value))
 
 
 def _nan_to_none(value):
     return None if value is not None and math.isnan(value) else value
 
 
-def check_tables(markdown, runs, analyses, errors):
-    """Every run has a row in its problem's table, and every cell agrees."""
-    sections = problem_sections(markdown)
+def check_tables(out_dir, markdown, runs, analyses, errors):
+    """Every run has a row in its problem's table, and every cell agrees; the
+    same for the per-phase table."""
+    all_tables = problem_tables(markdown)
     for run in runs:
-        rows = [r for r in sections.get(run["problem"], []) if r.get("solver") == run["solver"]]
+        tables = all_tables.get(run["problem"], [])
+        rows = [r for r in (tables[0] if tables else []) if r.get("solver") == run["solver"]]
         where = "%s/%s" % (run["problem"], run["solver"])
         if len(rows) != 1:
             errors.append("%s: %d rows in results.md (expected 1)" % (where, len(rows)))
@@ -128,7 +191,10 @@ def check_tables(markdown, runs, analyses, errors):
             errors.append("%s: status %r, runs.csv says %r"
                           % (where, row.get("status"), run["status"]))
         taus = sorted(analyses[run["problem"]].times, reverse=True)
-        for header, expected, rtol, atol in _expected_cells(run, analyses[run["problem"]], taus):
+        check_phase_table(tables, run, where, errors)
+        same_problem = [r for r in runs if r["problem"] == run["problem"]]
+        for header, expected, rtol, atol in _expected_cells(out_dir, run, same_problem,
+                                                            analyses[run["problem"]], taus):
             try:
                 shown = report.parse_number(row[header])
             except (KeyError, ValueError):
@@ -182,7 +248,7 @@ def check(out_dir, require_ok=False, docs_path=None):
         analyses = recompute(out_dir, runs)
     except (OSError, ValueError) as error:
         return errors + ["cannot read traces: %s" % error], warnings
-    check_tables(markdown, runs, analyses, errors)
+    check_tables(out_dir, markdown, runs, analyses, errors)
     check_consistency(out_dir, runs, warnings)
     if docs_path:
         check_docs(docs_path, errors)
@@ -193,7 +259,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", help="results folder (contains runs.csv)")
     parser.add_argument("--require-ok", action="store_true",
-                        help="also fail if any run failed or timed out")
+                        help="also fail if any run failed, timed out or was not run")
     parser.add_argument("--docs", help="also check the image links of this docs page")
     args = parser.parse_args(argv)
     errors, warnings = check(args.results, args.require_ok, args.docs)

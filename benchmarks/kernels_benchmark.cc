@@ -6,11 +6,24 @@
 //
 // Counters: FLOP/s and B/s (bytes the kernel must at least move), and for the
 // landmark-block kernels ns per observation.
+//
+// The Evaluate/ benchmarks (at the end) set the evaluator's residual and
+// Jacobian passes against their floor, the user's cost and loss functions
+// called alone; benchmarks/evaluator_ratios.py turns them into the table of
+// docs/benchmarks.md.
 #include <benchmark/benchmark.h>
 
+#include <dirent.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <memory>
 #include <random>
+#include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -21,7 +34,15 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/solvers/linear_solver_factory.h"
+#include "ceres_sqrtba/solver.h"
 #include "test_problems.h"
+
+// The bundle_adjuster example's problems (library `bal`).
+#include "bal_problem.h"
+#include "build_problem.h"
+#include "synthetic_problem.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -242,8 +263,282 @@ void BM_ProjectedMatvec(benchmark::State& state) {
 BENCHMARK_TEMPLATE(BM_ProjectedMatvec, float)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
 BENCHMARK_TEMPLATE(BM_ProjectedMatvec, double)->Args({20000, 1})->Args({20000, 2})->Args({200000, 2})->UseRealTime();
 
+// ---------------------------------------------------------------------------
+// The evaluator against its floor.
+//
+// Floor: for every residual block, the user's CostFunction::Evaluate (and the
+// LossFunction::Evaluate of its squared norm), with or without Jacobians,
+// into per-chunk scratch, over the evaluator's chunks on the same
+// ParallelContext: the calls any evaluator has to make, nothing else.
+// Evaluator: Evaluator::EvaluateCost (the residual pass of every candidate
+// point) and Evaluator::EvaluateJacobian with the gradient and the default
+// linear solver's writer (the Jacobian pass of every accepted point), in the
+// state the trust-region loop leaves them after its first Jacobian (columns
+// scaled). Only the evaluator's public interface is used.
+//
+// Problems (each built as bundle_adjuster builds it, normalized, Huber loss
+// of scale 1 as in every benchmark run):
+//   bal       the first BAL file found ($CERES_SQRTBA_BAL_DIR, else
+//             ../shared/bal next to the source tree; ladybug-49 if present),
+//             skipped when there is none;
+//   synthetic the example's synthetic problem, 100 000 observations;
+//   manifold  the same with quaternion cameras and a
+//             ProductManifold<QuaternionManifold, EuclideanManifold<6>>.
+// Names: Evaluate/<problem>/<pass>/threads:<n>, pass one of floor_residuals,
+// evaluator_cost, floor_jacobians, evaluator_jacobian_single,
+// evaluator_jacobian_double.
+
+struct EvaluationSpec {
+  std::string name;
+  std::string bal_path;  // empty: the synthetic problem
+  bool quaternions = false;
+};
+
+class EvaluationFixture {
+ public:
+  EvaluationFixture(const EvaluationSpec& spec, int threads) : context_(threads) {
+    std::string error;
+    examples::BalReadOptions read;
+    read.use_quaternions = spec.quaternions;
+    bool ok;
+    if (!spec.bal_path.empty()) {
+      ok = examples::BalProblem::Read(spec.bal_path, read, &bal_, &error);
+    } else {
+      examples::SyntheticOptions synthetic;
+      synthetic.num_cameras = 200;
+      synthetic.num_points = 20000;
+      synthetic.observations_per_point = 5;
+      synthetic.use_quaternions = spec.quaternions;
+      ok = examples::MakeSyntheticProblem(synthetic, &bal_, &error);
+    }
+    ok = ok && bal_.Normalize(&error);
+    examples::BuildOptions build;
+    build.robustify = true;
+    build.use_manifolds = spec.quaternions;
+    ok = ok && examples::BuildProblem(build, &bal_, &problem_, &error);
+    ok = ok && BuildProblemStructure(problem_, nullptr, &s_, &error) == StructureStatus::kOk;
+    if (!ok) {
+      std::fprintf(stderr, "kernels_benchmark: %s: %s\n", spec.name.c_str(), error.c_str());
+      std::abort();
+    }
+    // The default square-root solver, as bundle_adjuster configures it.
+    options_.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+    options_.preconditioner_type = ceres::SCHUR_JACOBI;
+    factory_ = std::make_unique<LinearSolverFactory>(s_, options_);
+    evaluator_ = std::make_unique<Evaluator>(s_, factory_->partition(), &context_);
+    x_ = StateFromUser(s_);
+    gradient_.resize(s_.num_effective_parameters);
+    // Per-chunk scratch of the floor, sized for the largest residual block.
+    int max_residuals = 1, max_blocks = 1, max_jacobian = 1;
+    for (const ResidualBlockInfo& rb : s_.residual_blocks) {
+      max_residuals = std::max(max_residuals, rb.num_residuals);
+      max_blocks = std::max(max_blocks, rb.num_parameter_blocks);
+      int jacobian = 0;
+      for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+        jacobian += rb.num_residuals * s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]].size;
+      }
+      max_jacobian = std::max(max_jacobian, jacobian);
+    }
+    scratch_.resize(factory_->partition().num_chunks());
+    for (FloorScratch& sc : scratch_) {
+      sc.residuals.resize(max_residuals);
+      sc.jacobians.resize(max_jacobian);
+      sc.parameters.resize(max_blocks);
+      sc.jacobian_pointers.resize(max_blocks);
+    }
+  }
+
+  int64_t num_residual_blocks() const { return static_cast<int64_t>(s_.residual_blocks.size()); }
+
+  // The floor: user code only. Returns the sum of the losses, so that nothing
+  // can be optimized away.
+  double Floor(bool jacobians) {
+    const WorkPartition& partition = factory_->partition();
+    context_.ForChunks(partition, [&](int chunk, int gbegin, int gend) {
+      FloorScratch& sc = scratch_[chunk];
+      double cost = 0.0;
+      for (int g = gbegin; g < gend; ++g) {
+        const Group& group = s_.groups[g];
+        for (int k = group.residual_begin; k < group.residual_end; ++k) {
+          const ResidualBlockInfo& rb = s_.residual_blocks[s_.group_residuals[k]];
+          int used = 0;
+          for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+            const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]];
+            sc.parameters[i] = pb.is_constant ? pb.user_values : x_.data() + pb.state_offset;
+            sc.jacobian_pointers[i] = nullptr;
+            if (jacobians && !pb.is_constant) {
+              sc.jacobian_pointers[i] = sc.jacobians.data() + used;
+              used += rb.num_residuals * pb.size;
+            }
+          }
+          rb.cost_function->Evaluate(sc.parameters.data(), sc.residuals.data(),
+                                     jacobians ? sc.jacobian_pointers.data() : nullptr);
+          double squared_norm = 0.0;
+          for (int i = 0; i < rb.num_residuals; ++i) squared_norm += sc.residuals[i] * sc.residuals[i];
+          if (rb.loss_function != nullptr) {
+            double rho[3];
+            rb.loss_function->Evaluate(squared_norm, rho);
+            cost += rho[0];
+          } else {
+            cost += squared_norm;
+          }
+        }
+      }
+      sc.cost = cost;
+    });
+    double total = 0.0;
+    for (const FloorScratch& sc : scratch_) total += sc.cost;
+    return total;
+  }
+
+  double EvaluateCost() {
+    double cost = 0.0;
+    if (!evaluator_->EvaluateCost(x_.data(), &cost)) Fail();
+    return cost;
+  }
+
+  double EvaluateJacobian(Precision precision) {
+    LinearSolver* solver = SolverOf(precision);
+    double cost = 0.0;
+    if (!evaluator_->EvaluateJacobian(x_.data(), true, &cost, gradient_.data(), solver->writer())) Fail();
+    return cost;
+  }
+
+ private:
+  struct FloorScratch {
+    std::vector<double> residuals, jacobians;
+    std::vector<const double*> parameters;
+    std::vector<double*> jacobian_pointers;
+    double cost = 0.0;
+  };
+
+  void Fail() {
+    std::fprintf(stderr, "kernels_benchmark: evaluation failed: %s\n", evaluator_->error().c_str());
+    std::abort();
+  }
+
+  // The linear solver of one precision, after a first Jacobian and the
+  // column scaling of the trust-region loop (later Jacobians are written
+  // scaled, as in every iteration after the first).
+  LinearSolver* SolverOf(Precision precision) {
+    std::unique_ptr<LinearSolver>& solver = solvers_[precision];
+    if (solver == nullptr) {
+      solver = factory_->Create(precision, &context_);
+      double cost = 0.0;
+      if (!evaluator_->EvaluateJacobian(x_.data(), true, &cost, gradient_.data(), solver->writer())) Fail();
+      std::vector<double> scale(s_.num_effective_parameters);
+      solver->SquaredColumnNorms(scale.data());
+      for (double& v : scale) v = 1.0 / (1.0 + std::sqrt(v));
+      solver->ScaleColumns(scale.data());
+    }
+    return solver.get();
+  }
+
+  ParallelContext context_;
+  examples::BalProblem bal_;
+  ceres::Problem problem_;
+  ProblemStructure s_;
+  ceres_sqrtba::Solver::Options options_;
+  std::unique_ptr<LinearSolverFactory> factory_;
+  std::unique_ptr<Evaluator> evaluator_;
+  std::map<Precision, std::unique_ptr<LinearSolver>> solvers_;
+  std::vector<double> x_, gradient_;
+  std::vector<FloorScratch> scratch_;
+};
+
+// One fixture per (problem, threads), built on first use and kept: Google
+// Benchmark calls a benchmark function several times.
+EvaluationFixture& FixtureFor(const EvaluationSpec& spec, int threads) {
+  static std::map<std::pair<std::string, int>, std::unique_ptr<EvaluationFixture>> fixtures;
+  std::unique_ptr<EvaluationFixture>& f = fixtures[{spec.name, threads}];
+  if (f == nullptr) f = std::make_unique<EvaluationFixture>(spec, threads);
+  return *f;
+}
+
+enum class Pass { kFloorResiduals, kEvaluatorCost, kFloorJacobians, kEvaluatorJacobianSingle, kEvaluatorJacobianDouble };
+
+void BM_Evaluate(benchmark::State& state, EvaluationSpec spec, Pass pass, int threads) {
+  EvaluationFixture& f = FixtureFor(spec, threads);
+  for (auto _ : state) {
+    double value = 0.0;
+    switch (pass) {
+      case Pass::kFloorResiduals: value = f.Floor(false); break;
+      case Pass::kEvaluatorCost: value = f.EvaluateCost(); break;
+      case Pass::kFloorJacobians: value = f.Floor(true); break;
+      case Pass::kEvaluatorJacobianSingle: value = f.EvaluateJacobian(SINGLE_PRECISION); break;
+      case Pass::kEvaluatorJacobianDouble: value = f.EvaluateJacobian(DOUBLE_PRECISION); break;
+    }
+    benchmark::DoNotOptimize(value);
+  }
+  state.counters["ns/residual_block"] = benchmark::Counter(
+      1e-9 * static_cast<double>(f.num_residual_blocks()),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["residual_blocks"] = static_cast<double>(f.num_residual_blocks());
+}
+
+// The BAL file of the Evaluate/bal benchmarks: ladybug-49 if present, else
+// the first BAL file (by name) of the folder; empty if there is none.
+std::string FindBalFile() {
+  const char* env = std::getenv("CERES_SQRTBA_BAL_DIR");
+  const std::string folder = (env != nullptr && *env != '\0') ? env : KERNELS_BENCHMARK_BAL_DIR;
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(folder.c_str())) {
+    while (const dirent* entry = readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name.find(".txt") != std::string::npos || name.find(".bal") != std::string::npos) {
+        names.push_back(name);
+      }
+    }
+    closedir(dir);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (name.rfind("problem-49-7776-pre.txt", 0) == 0) return folder + "/" + name;
+  }
+  return names.empty() ? std::string() : folder + "/" + names.front();
+}
+
+void RegisterEvaluationBenchmarks() {
+  std::vector<EvaluationSpec> specs;
+  const std::string bal = FindBalFile();
+  if (bal.empty()) {
+    std::fprintf(stderr, "kernels_benchmark: no BAL file in $CERES_SQRTBA_BAL_DIR or %s: Evaluate/bal skipped\n",
+                 KERNELS_BENCHMARK_BAL_DIR);
+  } else {
+    specs.push_back({"bal", bal, false});
+  }
+  specs.push_back({"synthetic", "", false});
+  specs.push_back({"manifold", "", true});
+  const std::pair<const char*, Pass> passes[] = {
+      {"floor_residuals", Pass::kFloorResiduals},
+      {"evaluator_cost", Pass::kEvaluatorCost},
+      {"floor_jacobians", Pass::kFloorJacobians},
+      {"evaluator_jacobian_single", Pass::kEvaluatorJacobianSingle},
+      {"evaluator_jacobian_double", Pass::kEvaluatorJacobianDouble},
+  };
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  for (int threads = 1; threads <= std::min(2, cores); ++threads) {
+    for (const EvaluationSpec& spec : specs) {
+      for (const auto& [pass_name, pass] : passes) {
+        const std::string name =
+            "Evaluate/" + spec.name + "/" + pass_name + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Evaluate, spec, pass, threads)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  ceres_sqrtba::internal::RegisterEvaluationBenchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -6,6 +6,7 @@ the file names it wrote, so the report links exactly what exists.
 
 import math
 import os
+import statistics
 
 import matplotlib
 
@@ -15,7 +16,8 @@ from matplotlib import ticker  # noqa: E402
 
 import analysis  # noqa: E402
 import perf_profiles  # noqa: E402
-from report import MEMORY_PNG, PROFILES_PNG, SCALING_PNG, convergence_png, fmt_tau  # noqa: E402
+from report import (MEMORY_PNG, PROFILES_PNG, SCALING_PNG, convergence_png, fmt_tau,  # noqa: E402
+                    phases_png)
 import solvers  # noqa: E402
 import targets  # noqa: E402
 
@@ -27,13 +29,17 @@ ALPHA_TICKS = (1, 1.25, 1.5, 2, 3, 5, 10, 20)
 MAX_WIDTH = 16.0  # inches: the memory bars of all 97 BAL problems stay one readable figure
 
 
+_LINESTYLES = {"sqrt": "-", "ceres22": "--", "ceres": ":"}
+
+
 def _style(solver_name):
     """Fixed colour per solver (its position in the solver table), so a solver
-    looks the same in every figure; sqrt solvers solid, Ceres dashed."""
+    looks the same in every figure; sqrt solvers solid, Ceres 2.2 dashed, the
+    linked Ceres dotted."""
     names = solvers.solver_names()
     index = names.index(solver_name) if solver_name in names else len(names)
     family = solvers.by_name(solver_name).family if solver_name in names else ""
-    return {"color": "C%d" % (index % 10), "linestyle": "-" if family == "sqrt" else "--"}
+    return {"color": "C%d" % (index % 10), "linestyle": _LINESTYLES.get(family, "-.")}
 
 
 def _save(fig, path):
@@ -128,6 +134,54 @@ def plot_memory(results, solver_names, path):
     _save(fig, path)
 
 
+# Colours of the phases (stacked from the bottom in this order).
+_PHASE_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#b0b0b0")
+
+
+def plot_phases(result, path):
+    """Stacked bars, one per solver with a time breakdown: residual evaluation,
+    Jacobian evaluation, linear solver and the rest of the total."""
+    bars = [(name, analysis.phase_seconds(d.run)) for name, d in result.runs.items()
+            if d.rows is not None]
+    bars = [(name, b) for name, b in bars if b]
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(bars) + 2.5), 3.8))
+    labels = [label for label, _ in analysis.PHASES] + [analysis.REST]
+    bottoms = [0.0] * len(bars)
+    for label, colour in zip(labels, _PHASE_COLOURS):
+        heights = [b[label] for _, b in bars]
+        ax.bar(range(len(bars)), heights, 0.6, bottom=bottoms, label=label, color=colour)
+        bottoms = [low + h for low, h in zip(bottoms, heights)]
+    # Each bar's total on top of it. A solver far slower than the others
+    # (e.g. sqrt-sparse) is cut at the top of the axis, its total written
+    # there, so that the others stay readable.
+    totals = [b["total"] for _, b in bars]
+    top = max(totals, default=0.0)
+    if len(totals) > 2:
+        typical = statistics.median(totals)
+        kept = [t for t in totals if t <= 4 * typical]
+        if kept and top > 4 * typical:
+            top = max(kept)
+    if top > 0:
+        ax.set_ylim(0, 1.25 * top)
+    for x, total in enumerate(totals):
+        if total > 1.25 * top:  # cut: the total in a box inside the axis
+            ax.text(x, 1.1 * top, "%.3g s ↑" % total, ha="center", va="bottom",
+                    fontsize="x-small", bbox={"facecolor": "white", "edgecolor": "none"})
+        else:
+            ax.text(x, total, "%.3g s" % total, ha="center", va="bottom", fontsize="x-small")
+    ax.set_xticks(range(len(bars)))
+    ax.set_xticklabels([name for name, _ in bars], rotation=20, ha="right", fontsize="small")
+    ax.set_ylabel("seconds (whole run)")
+    ax.set_title("%s: time per phase" % result.name, fontsize="medium")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    _save(fig, path)
+
+
+def has_phase_data(result):
+    return any(d.rows is not None and analysis.phase_seconds(d.run) for d in result.runs.values())
+
+
 def has_scaling_data(results, solver_names):
     """True if some solver ran on at least two synthetic sizes."""
     return any(len({x for x, _ in targets.scaling_points(results, s)}) >= 2 for s in solver_names)
@@ -162,6 +216,9 @@ def plot_all(results, solver_names, out_dir):
     for result in results:
         plot_convergence(result, os.path.join(out_dir, convergence_png(result.name)))
         written.append(convergence_png(result.name))
+        if has_phase_data(result):
+            plot_phases(result, os.path.join(out_dir, phases_png(result.name)))
+            written.append(phases_png(result.name))
     plot_memory(results, solver_names, os.path.join(out_dir, MEMORY_PNG))
     written.append(MEMORY_PNG)
     if has_scaling_data(results, solver_names):

@@ -1,7 +1,12 @@
-"""The problems a benchmark runs: BAL files from a folder and synthetic sizes.
+"""The problems a benchmark runs: BAL files from a folder, synthetic sizes
+and long-track synthetic problems.
 
 A Problem carries the example-binary flags that select it, so the runner
-does not need to know where a problem comes from.
+does not need to know where a problem comes from.  Ceres 2.2's example reads
+plain-text BAL files only: prepare_plain_bal gives it one for every problem
+(a BAL file decompressed, or the synthetic problem written by our binary with
+--write_bal before its normalization, so that both binaries normalize the
+same numbers the same way).
 """
 
 import bz2
@@ -9,10 +14,14 @@ import fnmatch
 import gzip
 import os
 import re
+import shutil
+import subprocess
+import sys
 from collections import namedtuple
 
-# kind: "bal" or "synthetic"; flags: binary flags selecting the problem;
-# num_observations: from the BAL header, or the synthetic target (for sorting).
+# kind: "bal", "synthetic" or "long-track"; flags: binary flags selecting the
+# problem; num_observations: from the BAL header, or the synthetic target (for
+# sorting).
 Problem = namedtuple("Problem", "name kind input flags num_observations")
 
 _BAL_SUFFIXES = (".txt", ".bal")
@@ -23,6 +32,12 @@ _COMPRESSED = {".bz2": bz2.open, ".gz": gzip.open}
 # (ladybug-49 has ~160 points per camera and ~4 observations per point).
 SYNTHETIC_OBSERVATIONS_PER_POINT = 5
 SYNTHETIC_POINTS_PER_CAMERA = 200
+
+# Long tracks: 1000 cameras, every point seen by 100 to 300 of them (drawn
+# uniformly per point, 200 on average), the number of points from the size.
+LONG_TRACK_CAMERAS = 1000
+LONG_TRACK_MIN_OBSERVATIONS = 100
+LONG_TRACK_MAX_OBSERVATIONS = 300
 
 _SIZE_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}
 
@@ -115,6 +130,20 @@ def synthetic_problem(num_observations, seed):
                    flags, points * per_point)
 
 
+def long_track_problem(num_observations, seed):
+    """The synthetic problem with long tracks and ~num_observations."""
+    mean = (LONG_TRACK_MIN_OBSERVATIONS + LONG_TRACK_MAX_OBSERVATIONS) // 2
+    points = max(2, round(num_observations / mean))
+    flags = ("--input=",
+             "--synthetic_num_cameras=%d" % LONG_TRACK_CAMERAS,
+             "--synthetic_num_points=%d" % points,
+             "--synthetic_observations_per_point=%d" % LONG_TRACK_MIN_OBSERVATIONS,
+             "--synthetic_max_observations_per_point=%d" % LONG_TRACK_MAX_OBSERVATIONS,
+             "--random_seed=%d" % seed)
+    return Problem("long-track-%s" % format_count(num_observations), "long-track", "",
+                   flags, points * mean)
+
+
 def select(problems, patterns):
     """Problems whose name matches any pattern (glob, or substring if no wildcard)."""
     if not patterns:
@@ -126,3 +155,51 @@ def select(problems, patterns):
         return pattern in name
 
     return [p for p in problems if any(matches(p.name, pat) for pat in patterns)]
+
+
+def plain_bal_path(problem, folder):
+    """Where prepare_plain_bal puts the plain-text BAL file of `problem`; a
+    BAL file that is plain text already is used where it is."""
+    if problem.kind == "bal":
+        base, opener = _split_compression(problem.input)
+        if opener is open:
+            return problem.input
+    return os.path.join(folder, "%s.txt" % problem.name)
+
+
+def prepare_plain_bal(problem, folder, binary, timeout=None):
+    """Make the plain-text BAL file of `problem` (see plain_bal_path) and
+    return its path; OSError or ValueError with the reason when that fails.
+
+    A compressed BAL file is decompressed; a synthetic problem is written by
+    the example binary (`binary`, which generates it) with --write_bal, before
+    its normalization and perturbation.
+    """
+    path = plain_bal_path(problem, folder)
+    if path == problem.input:
+        return path
+    os.makedirs(folder, exist_ok=True)
+    if problem.kind == "bal":
+        _, opener = _split_compression(problem.input)
+        with opener(problem.input, "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        return path
+    command = ([sys.executable, binary] if binary.endswith(".py") else [binary])
+    command += list(problem.flags) + ["--write_bal=%s" % path, "--write_bal_only"]
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ValueError("writing %s took more than %g s" % (path, timeout))
+    if done.returncode != 0 or read_bal_header(path) is None:
+        lines = done.stdout.decode(errors="replace").strip().splitlines()
+        raise ValueError("%s --write_bal failed (exit %d): %s"
+                         % (os.path.basename(binary), done.returncode,
+                            lines[-1] if lines else "no output"))
+    return path
+
+
+def remove_plain_bal(problem, path):
+    """Remove a file made by prepare_plain_bal (never the user's BAL file)."""
+    if path and path != problem.input and os.path.isfile(path):
+        os.remove(path)

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""Benchmark driver: every BAL problem in a folder (and optional synthetic
-sizes) through every solver configuration, each run in its own process of the
-example binary; then time-to-accuracy tables, performance profiles, plots and
-the project's target checks.  See docs/benchmarks.md.
+"""Benchmark driver: every BAL problem in a folder (and optional synthetic and
+long-track sizes) through every solver configuration, each run in its own
+process of the example binary or of Ceres 2.2's own bundle_adjuster; then
+the evaluator micro-benchmark; then time-to-accuracy tables, performance
+profiles, per-phase times, plots and the project's target checks.  See
+docs/benchmarks.md.
 
 Run with Debian's /usr/bin/python3 (it has matplotlib); only the standard
 library is used otherwise.
@@ -14,12 +16,14 @@ import datetime
 import os
 import shutil
 import shlex
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import analysis  # noqa: E402
 import bench_io  # noqa: E402
+import evaluator_ratios  # noqa: E402
 import problems  # noqa: E402
 import report  # noqa: E402
 import runner  # noqa: E402
@@ -32,6 +36,9 @@ DEFAULT_BAL_DIR = os.environ.get("CERES_SQRTBA_BAL_DIR") or os.path.normpath(
     os.path.join(REPO_ROOT, "..", "shared", "bal"))
 DEFAULT_DOCS = os.path.join(REPO_ROOT, "docs", "benchmarks.md")
 DEFAULT_SEED = 38401  # the example's (and Ceres' bundle_adjuster's) default seed
+BUILD_CERES22 = os.path.join(REPO_ROOT, "scripts", "build_ceres22.sh")
+DEFAULT_KERNELS_BINARY = os.path.join(REPO_ROOT, "build", "benchmarks", "kernels_benchmark")
+INPUTS_DIR = "inputs"  # plain-text BAL files for Ceres 2.2, removed after each problem
 
 
 def available_cores():
@@ -61,8 +68,11 @@ def _positive_int(text):
 
 def _solver_epilog():
     """--help text listing the solver table, so the help never disagrees with it."""
-    lines = ["every run gets: " + " ".join(solvers.common_flags("N", "T")), "solvers:"]
-    lines += ["  %-20s %s" % (s.name, " ".join(s.flags)) for s in solvers.SOLVERS]
+    lines = ["every run of our binary gets: " + " ".join(solvers.common_flags("N", "T")),
+             "every run of Ceres 2.2's gets: --input=<plain-text BAL> " + " ".join(
+                 solvers.common_flags("N", "T", solvers.CERES22)), "solvers:"]
+    lines += ["  %-22s %s%s" % (s.name, "[2.2] " if s.program == solvers.CERES22 else "",
+                                " ".join(s.flags)) for s in solvers.SOLVERS]
     return "\n".join(lines)
 
 
@@ -90,11 +100,27 @@ def build_parser():
                            "observation counts, e.g. 100k,1M (%d observations per point, "
                            "%d points per camera)" % (problems.SYNTHETIC_OBSERVATIONS_PER_POINT,
                                                        problems.SYNTHETIC_POINTS_PER_CAMERA))
+    runs.add_argument("--long-track", type=_csv_list(problems.parse_count), default=[],
+                      metavar="SIZES",
+                      help="also run the synthetic problem with long tracks at these "
+                           "approximate observation counts, e.g. 1M (%d cameras, every point "
+                           "seen by %d to %d of them)" % (problems.LONG_TRACK_CAMERAS,
+                                                          problems.LONG_TRACK_MIN_OBSERVATIONS,
+                                                          problems.LONG_TRACK_MAX_OBSERVATIONS))
     runs.add_argument("--seed", type=int, default=DEFAULT_SEED,
                       help="--random_seed of synthetic problems (default %(default)s)")
     runs.add_argument("--solvers", type=_csv_list(lambda n: solvers.by_name(n).name),
                       default=list(solvers.DEFAULT_SOLVERS), metavar="NAMES",
-                      help="comma-separated subset of the solvers below (default: all but the explicit-row variants)")
+                      help="comma-separated subset of the solvers below (default: %s)"
+                           % ",".join(solvers.DEFAULT_SOLVERS))
+    runs.add_argument("--ceres22-binary", metavar="PATH",
+                      help="Ceres 2.2's bundle_adjuster for the ceres22-* solvers (default: "
+                           "<prefix>/bin/bundle_adjuster of scripts/build_ceres22.sh, which "
+                           "builds Ceres 2.2 once per machine, 30-40 minutes, if it is not "
+                           "cached yet); 'none': report the ceres22-* solvers as not run")
+    runs.add_argument("--keep-inputs", action="store_true",
+                      help="keep the plain-text BAL files written for Ceres 2.2 (inputs/ in "
+                           "the results folder; removed after each problem otherwise)")
     runs.add_argument("--threads", type=_positive_int, default=available_cores(),
                       help="--num_threads of every run (default: available cores, %(default)s)")
     runs.add_argument("--num-iterations", type=_positive_int,
@@ -109,6 +135,15 @@ def build_parser():
                            "(default %(default)s; 0 = never)")
     runs.add_argument("--dry-run", action="store_true",
                       help="print the problems and the command of each run, run nothing")
+    micro = parser.add_argument_group("evaluator micro-benchmark (after the runs)")
+    micro.add_argument("--kernels-binary", default=DEFAULT_KERNELS_BINARY,
+                       help="kernels_benchmark, whose Evaluate/ benchmarks give the evaluator "
+                            "targets (default: %(default)s; skipped if it does not exist)")
+    micro.add_argument("--no-evaluator-benchmark", action="store_true",
+                       help="do not run it (its targets are then n/a)")
+    micro.add_argument("--evaluator-repetitions", type=_positive_int,
+                       default=evaluator_ratios.DEFAULT_REPETITIONS,
+                       help="repetitions of each Evaluate/ benchmark (default %(default)s)")
     out = parser.add_argument_group("results")
     out.add_argument("--out", help="results folder (default: results/<date>_<time> in the "
                                    "repository)")
@@ -127,12 +162,40 @@ def collect_problems(args):
     """The problems to run, BAL files first (smallest first), then synthetic sizes."""
     found = [] if args.no_bal else problems.discover_bal(args.bal_dir)
     found += [problems.synthetic_problem(n, args.seed) for n in sorted(args.synthetic)]
+    found += [problems.long_track_problem(n, args.seed) for n in sorted(args.long_track)]
     return problems.select(found, args.problems)
 
 
 def default_out_dir():
     return os.path.join(REPO_ROOT, "results",
                         datetime.datetime.now().strftime("%Y-%m-%d_%H%M%S"))
+
+
+def find_ceres22_binary(args, solver_names):
+    """(path, note) of Ceres 2.2's bundle_adjuster: --ceres22-binary, else the
+    one scripts/build_ceres22.sh builds (or has cached).  path None when it
+    is not available (or not needed), note saying why."""
+    if not any(solvers.program_of(n) == solvers.CERES22 for n in solver_names):
+        return None, "no ceres22-* solver selected"
+    if args.ceres22_binary:
+        if args.ceres22_binary == "none":
+            return None, "not run (--ceres22-binary none)"
+        if not os.path.exists(args.ceres22_binary):
+            return None, "not run: %s does not exist" % args.ceres22_binary
+        return os.path.abspath(args.ceres22_binary), ""
+    print("Ceres 2.2: running %s (builds Ceres 2.2 once per machine if it is not cached; "
+          "30-40 minutes)" % os.path.relpath(BUILD_CERES22), flush=True)
+    try:
+        done = subprocess.run(["bash", BUILD_CERES22], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    except OSError as error:
+        return None, "not run: cannot run build_ceres22.sh: %s" % error
+    prefix = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    binary = os.path.join(prefix, "bin", "bundle_adjuster") if prefix else ""
+    if done.returncode != 0 or not os.path.exists(binary):
+        reason = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return None, "not run: build_ceres22.sh failed (exit %d): %s" % (done.returncode, reason)
+    return binary, ""
 
 
 def _progress(index, total, run):
@@ -161,30 +224,66 @@ def _copy_run_files(src_dir, run, out_dir):
             shutil.copyfile(src, os.path.join(out_dir, run[key]))
 
 
+def _common_flags(args):
+    return {program: solvers.common_flags(args.num_iterations, args.threads, program)
+            for program in (solvers.SQRTBA, solvers.CERES22)}
+
+
+def _prepare_input(args, problem, out_dir, names, ceres22_binary):
+    """(plain-text BAL path or None, error) for the problem's Ceres 2.2 runs."""
+    if ceres22_binary is None or not any(
+            solvers.program_of(n) == solvers.CERES22 for n in names):
+        return None, ""
+    try:
+        return problems.prepare_plain_bal(problem, os.path.join(out_dir, INPUTS_DIR),
+                                          args.binary, args.timeout or None), ""
+    except (OSError, ValueError, EOFError) as error:
+        return None, "no plain-text BAL file for Ceres 2.2: %s" % error
+
+
 def run_all(args, problem_list, out_dir):
     """Run every (problem, solver) pair; runs.csv is rewritten after each run so
     an interrupted benchmark still leaves a usable (partial) results folder.
     With --repeat N every pair runs N times (round robin over the solvers, so
     that a slow spell of the machine hits all of them), each repetition in
-    repeat-<i>/, and the representative run's files are copied to traces/."""
+    repeat-<i>/, and the representative run's files are copied to traces/.
+    Ceres 2.2's runs read a plain-text BAL file written into inputs/ before
+    the problem's runs and removed after them (--keep-inputs keeps it)."""
     os.makedirs(os.path.join(out_dir, runner.TRACES_DIR), exist_ok=True)
-    common = solvers.common_flags(args.num_iterations, args.threads)
+    common = _common_flags(args)
+    ceres22_binary, ceres22_note = find_ceres22_binary(args, args.solvers)
+    if ceres22_note and ceres22_binary is None and "selected" not in ceres22_note:
+        print("Ceres 2.2: %s" % ceres22_note, flush=True)
+    binaries = {solvers.SQRTBA: args.binary, solvers.CERES22: ceres22_binary}
     report.save_machine_info(out_dir, report.collect_machine_info(
-        args.threads, os.path.abspath(args.binary), REPO_ROOT, common))
+        args.threads, os.path.abspath(args.binary), REPO_ROOT, common[solvers.SQRTBA],
+        ceres22_binary, common[solvers.CERES22], ceres22_note))
     repeat = args.repeat
     total = len(problem_list) * len(args.solvers) * repeat
     runs, all_runs, index = [], [], 0
     for problem in problem_list:
         tries = {name: [] for name in args.solvers}
+        plain_bal, input_error = _prepare_input(args, problem, out_dir, args.solvers,
+                                                ceres22_binary)
         for rep in range(1, repeat + 1):
             run_dir = out_dir if repeat == 1 else os.path.join(out_dir, "repeat-%d" % rep)
             os.makedirs(os.path.join(run_dir, runner.TRACES_DIR), exist_ok=True)
             for name in args.solvers:
-                run = runner.run_one(args.binary, problem, solvers.by_name(name), common, run_dir,
-                                     args.threads, args.timeout or None)
+                solver = solvers.by_name(name)
+                binary = binaries[solver.program]
+                if binary is None:
+                    run = runner.not_run(problem, solver, args.threads, ceres22_note)
+                elif solver.program == solvers.CERES22 and plain_bal is None:
+                    run = runner.not_run(problem, solver, args.threads, input_error,
+                                         bench_io.STATUS_FAILED)
+                else:
+                    run = runner.run_one(binary, problem, solver, common[solver.program],
+                                         run_dir, args.threads, args.timeout or None, plain_bal)
                 tries[name].append((rep, run_dir, run))
                 index += 1
                 _progress(index, total, run)
+        if not args.keep_inputs:
+            problems.remove_plain_bal(problem, plain_bal)
         for name in args.solvers:
             chosen = representative([run for _, _, run in tries[name]])
             for rep, run_dir, run in tries[name]:
@@ -195,6 +294,9 @@ def run_all(args, problem_list, out_dir):
         bench_io.write_runs(os.path.join(out_dir, "runs.csv"), runs)
         if repeat > 1:
             _write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs)
+    inputs = os.path.join(out_dir, INPUTS_DIR)
+    if os.path.isdir(inputs) and not os.listdir(inputs):
+        os.rmdir(inputs)
     return runs
 
 
@@ -208,20 +310,39 @@ def _write_repeats(path, all_runs):
             writer.writerow(run)
 
 
+def run_evaluator_benchmark(args, out_dir):
+    """The Evaluate/ micro-benchmarks into evaluator_benchmark.json (after all
+    solver runs, never beside them); skipped when there is no binary."""
+    if args.no_evaluator_benchmark:
+        return
+    if not os.path.exists(args.kernels_binary):
+        print("evaluator micro-benchmark skipped: %s not found" % args.kernels_binary)
+        return
+    print("evaluator micro-benchmark: %s --benchmark_filter=%s (about a minute)"
+          % (args.kernels_binary, evaluator_ratios.FILTER), flush=True)
+    try:
+        evaluator_ratios.run_benchmark(args.kernels_binary,
+                                       os.path.join(out_dir, evaluator_ratios.JSON_NAME),
+                                       args.evaluator_repetitions)
+    except (OSError, subprocess.SubprocessError) as error:
+        print("evaluator micro-benchmark failed: %s" % error)
+
+
 def make_report(out_dir, runs, docs_path=None):
     """Analyse runs, write plots, results.md, time_to_tau.csv and targets.csv,
     print the target checks; with docs_path also update the docs."""
     import plots  # matplotlib only now: see the note in runner.execute on peak memory
 
     results = analysis.analyse(out_dir, runs)
-    solver_names = analysis.solvers_in(results)
-    target_results = targets.evaluate_all(results)
+    solver_names = analysis.solvers_run(results)
+    evaluator_rows = evaluator_ratios.load(os.path.join(out_dir, evaluator_ratios.JSON_NAME))
+    target_results = targets.evaluate_all(results, evaluator_rows)
     images = plots.plot_all(results, solver_names, out_dir)
     machine = report.load_machine_info(out_dir)
 
     def render(**layout):
         return report.results_markdown(results, target_results, machine, images,
-                                       solver_names, **layout)
+                                       solver_names, evaluator_rows=evaluator_rows, **layout)
 
     markdown = render()
     report.write_results_md(out_dir, markdown)
@@ -235,11 +356,16 @@ def make_report(out_dir, runs, docs_path=None):
 
 
 def _dry_run(args, problem_list):
-    common = solvers.common_flags(args.num_iterations, args.threads)
+    common = _common_flags(args)
+    ceres22 = args.ceres22_binary or "<ceres-2.2 prefix>/bin/bundle_adjuster"
+    binaries = {solvers.SQRTBA: args.binary, solvers.CERES22: ceres22}
     for problem in problem_list:
+        plain_bal = problems.plain_bal_path(problem, os.path.join(args.out or "<out>", INPUTS_DIR))
         for name in args.solvers:
-            print(shlex.join(runner.build_command(args.binary, problem, solvers.by_name(name),
-                                                  common)))
+            solver = solvers.by_name(name)
+            print(shlex.join(runner.build_command(binaries[solver.program], problem, solver,
+                                                  common[solver.program],
+                                                  plain_bal=plain_bal)))
 
 
 def parse_args(argv):
@@ -269,9 +395,13 @@ def main(argv=None):
         if not os.path.exists(args.binary):
             sys.exit("binary not found: %s (build it, or pass --binary)" % args.binary)
         runs = run_all(args, problem_list, out_dir)
+        run_evaluator_benchmark(args, out_dir)
     make_report(out_dir, runs, args.docs if args.update_docs else None)
-    failed = sum(1 for r in runs if r["status"] != bench_io.STATUS_OK)
-    print("%d runs, %d failed; results in %s" % (len(runs), failed, out_dir))
+    failed = sum(1 for r in runs if r["status"] not in (bench_io.STATUS_OK,
+                                                        bench_io.STATUS_NOT_RUN))
+    not_run = sum(1 for r in runs if r["status"] == bench_io.STATUS_NOT_RUN)
+    print("%d runs, %d failed, %d not run; results in %s" % (len(runs), failed, not_run,
+                                                              out_dir))
     return 0
 
 

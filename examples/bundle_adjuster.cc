@@ -108,10 +108,23 @@ DEFINE_string(summary_csv, "",
 DEFINE_int32(max_linear_solver_iterations, 500,
              "Maximum iterations of iterative linear solvers per step.");
 DEFINE_bool(jacobi_scaling, true, "Scale the Jacobian columns (as Ceres).");
+DEFINE_double(parameter_tolerance, 1e-8,
+              "Solver::Options::parameter_tolerance (Ceres' default; Ceres "
+              "2.2's example sets 1e-16).");
+DEFINE_string(write_bal, "",
+              "Write the problem as read or generated (before normalization, "
+              "perturbation and preprocessing) to this file in BAL text form, "
+              "cameras in angle-axis, 17 significant digits.");
+DEFINE_bool(write_bal_only, false,
+            "With --write_bal: write the file and exit without solving.");
 DEFINE_int32(synthetic_num_cameras, 32, "Cameras of the synthetic problem.");
 DEFINE_int32(synthetic_num_points, 10000, "Points of the synthetic problem.");
 DEFINE_int32(synthetic_observations_per_point, 5,
              "Cameras that see each point of the synthetic problem.");
+DEFINE_int32(synthetic_max_observations_per_point, 0,
+             "0: every point is seen by --synthetic_observations_per_point "
+             "cameras. Larger: each point's number of cameras is drawn "
+             "uniformly between the two (long tracks).");
 DEFINE_double(synthetic_outlier_ratio, 0.02,
               "Fraction of synthetic observations moved 20-100 px away.");
 DEFINE_double(synthetic_pixel_noise, 1.0,
@@ -292,6 +305,15 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
     *error = "--use_manifolds can only be used with --use_quaternions";
     return false;
   }
+  if (!(FLAGS_parameter_tolerance >= 0.0) ||
+      !std::isfinite(FLAGS_parameter_tolerance)) {
+    *error = "--parameter_tolerance must be a finite value >= 0";
+    return false;
+  }
+  if (FLAGS_write_bal_only && FLAGS_write_bal.empty()) {
+    *error = "--write_bal_only needs --write_bal=FILE";
+    return false;
+  }
 
   options.max_num_iterations = FLAGS_num_iterations;
   options.minimizer_progress_to_stdout = true;
@@ -309,6 +331,7 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
   options.jacobi_scaling = FLAGS_jacobi_scaling;
   options.gradient_tolerance = 1e-16;
   options.function_tolerance = 1e-16;
+  options.parameter_tolerance = FLAGS_parameter_tolerance;
 
   if (sqrt_solver) {
     setup->solver_name = linear_solver;
@@ -371,12 +394,25 @@ int Run() {
     synthetic.num_cameras = FLAGS_synthetic_num_cameras;
     synthetic.num_points = FLAGS_synthetic_num_points;
     synthetic.observations_per_point = FLAGS_synthetic_observations_per_point;
+    synthetic.max_observations_per_point =
+        FLAGS_synthetic_max_observations_per_point;
     synthetic.outlier_ratio = FLAGS_synthetic_outlier_ratio;
     synthetic.pixel_noise = FLAGS_synthetic_pixel_noise;
     synthetic.seed = static_cast<uint32_t>(FLAGS_random_seed);
     synthetic.use_quaternions = FLAGS_use_quaternions;
     if (!MakeSyntheticProblem(synthetic, &bal, &error)) return Fail(error);
     problem_name = SyntheticProblemName(synthetic);
+  }
+
+  // The problem as it is about to be solved, before this program's own
+  // normalization and perturbation, so that another program (Ceres' own
+  // bundle_adjuster) can read it and apply the same steps.
+  if (!FLAGS_write_bal.empty()) {
+    if (!bal.Write(FLAGS_write_bal, &error)) return Fail(error);
+    std::printf("Wrote %s: %d cameras, %d points, %d observations\n",
+                FLAGS_write_bal.c_str(), bal.num_cameras(), bal.num_points(),
+                bal.num_observations());
+    if (FLAGS_write_bal_only) return 0;
   }
 
   if (!FLAGS_initial_ply.empty() && !bal.WritePly(FLAGS_initial_ply, &error)) {
@@ -463,6 +499,7 @@ int Run() {
     run.num_cameras = bal.num_cameras();
     run.num_points = bal.num_points();
     run.num_observations = bal.num_observations();
+    run.precision_switch_iteration = summary.precision_switch_iteration;
     if (!WriteSummaryCsv(FLAGS_summary_csv, run, summary, &error)) {
       return Fail(error);
     }

@@ -14,7 +14,10 @@ const char kIterationCsvHeader[] =
 const char kSummaryCsvHeader[] =
     "solver,precision,problem,num_cameras,num_points,num_observations,"
     "initial_cost,final_cost,iterations,linear_solver_iterations_total,"
-    "total_seconds,termination";
+    "total_seconds,termination,precision_switch_iteration,"
+    "preprocessor_seconds,residual_evaluation_seconds,"
+    "jacobian_evaluation_seconds,linear_solver_seconds,minimizer_seconds,"
+    "postprocessor_seconds";
 
 std::unique_ptr<IterationCsvWriter> IterationCsvWriter::Create(
     const std::string& path, std::string* error) {
@@ -85,9 +88,19 @@ std::string SummaryCsvRow(const RunDescription& run,
                                            : summary.iterations.back().iteration,
                 TotalLinearSolverIterations(summary),
                 summary.total_time_in_seconds);
+  char times[512];
+  std::snprintf(times, sizeof(times), "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g",
+                run.precision_switch_iteration,
+                summary.preprocessor_time_in_seconds,
+                summary.residual_evaluation_time_in_seconds,
+                summary.jacobian_evaluation_time_in_seconds,
+                summary.linear_solver_time_in_seconds,
+                summary.minimizer_time_in_seconds,
+                summary.postprocessor_time_in_seconds);
   return CsvField(run.solver) + "," + CsvField(run.precision) + "," +
          CsvField(run.problem) + "," + numbers + "," +
-         ceres::TerminationTypeToString(summary.termination_type);
+         ceres::TerminationTypeToString(summary.termination_type) + "," +
+         times;
 }
 
 bool WriteSummaryCsv(const std::string& path, const RunDescription& run,

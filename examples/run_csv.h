@@ -48,6 +48,10 @@ struct RunDescription {
   int num_cameras = 0;
   int num_points = 0;
   int num_observations = 0;
+  // ceres_sqrtba::Solver::Summary::precision_switch_iteration: the iteration
+  // at which a single precision solve continued in double; -1 when it did
+  // not (and for every other solver).
+  int precision_switch_iteration = -1;
 };
 
 // Total of linear_solver_iterations over the summary's iterations.

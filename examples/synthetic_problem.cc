@@ -123,6 +123,11 @@ void ToBal(const TrueCamera& camera, double* out) {
   out[8] = camera.k2;
 }
 
+int MaxTrackLength(const SyntheticOptions& options) {
+  return std::max(options.observations_per_point,
+                  options.max_observations_per_point);
+}
+
 }  // namespace
 
 bool ValidateSyntheticOptions(const SyntheticOptions& options,
@@ -147,6 +152,17 @@ bool ValidateSyntheticOptions(const SyntheticOptions& options,
              std::to_string(options.observations_per_point);
     return false;
   }
+  if (options.max_observations_per_point != 0 &&
+      (options.max_observations_per_point < options.observations_per_point ||
+       options.max_observations_per_point > options.num_cameras)) {
+    *error = "--synthetic_max_observations_per_point must be 0 or between "
+             "--synthetic_observations_per_point (" +
+             std::to_string(options.observations_per_point) +
+             ") and the number of cameras (" +
+             std::to_string(options.num_cameras) + "), got " +
+             std::to_string(options.max_observations_per_point);
+    return false;
+  }
   if (!(options.outlier_ratio >= 0.0 && options.outlier_ratio <= 1.0)) {
     *error = "--synthetic_outlier_ratio must be in [0, 1], got " +
              std::to_string(options.outlier_ratio);
@@ -157,8 +173,9 @@ bool ValidateSyntheticOptions(const SyntheticOptions& options,
              std::to_string(options.pixel_noise);
     return false;
   }
+  // The largest number of observations the track lengths allow.
   const double observations = static_cast<double>(options.num_points) *
-                              options.observations_per_point;
+                              MaxTrackLength(options);
   if (observations > INT_MAX) {
     *error = "the synthetic problem would have more than " +
              std::to_string(INT_MAX) + " observations";
@@ -182,9 +199,12 @@ bool ValidateSyntheticOptions(const SyntheticOptions& options,
 }
 
 std::string SyntheticProblemName(const SyntheticOptions& options) {
+  std::string tracks = std::to_string(options.observations_per_point);
+  if (MaxTrackLength(options) > options.observations_per_point) {
+    tracks += "-" + std::to_string(MaxTrackLength(options));
+  }
   return "synthetic-c" + std::to_string(options.num_cameras) + "-p" +
-         std::to_string(options.num_points) + "-k" +
-         std::to_string(options.observations_per_point) + "-seed" +
+         std::to_string(options.num_points) + "-k" + tracks + "-seed" +
          std::to_string(options.seed);
 }
 
@@ -194,7 +214,8 @@ bool MakeSyntheticProblem(const SyntheticOptions& options, BalProblem* problem,
   SplitMix random(options.seed);
   const int num_cameras = options.num_cameras;
   const int num_points = options.num_points;
-  const int per_point = options.observations_per_point;
+  const int min_per_point = options.observations_per_point;
+  const int max_per_point = MaxTrackLength(options);
 
   // Cameras: golden-angle azimuths, elevations evenly spread over the band.
   const double golden_angle = kPi * (3.0 - std::sqrt(5.0));
@@ -224,8 +245,10 @@ bool MakeSyntheticProblem(const SyntheticOptions& options, BalProblem* problem,
     } while (Dot(point, point) > 1.0);
   }
 
-  // Observations, point by point.
-  const size_t num_observations = static_cast<size_t>(num_points) * per_point;
+  // Observations, point by point. With varying track lengths the memory is
+  // reserved for the mean length.
+  const size_t num_observations =
+      static_cast<size_t>(num_points) * (min_per_point + max_per_point) / 2;
   std::vector<int> camera_index;
   std::vector<int> point_index;
   std::vector<double> observations;
@@ -237,6 +260,14 @@ bool MakeSyntheticProblem(const SyntheticOptions& options, BalProblem* problem,
   std::vector<int> order(num_cameras);
   std::vector<double> closeness(num_cameras);
   for (int j = 0; j < num_points; ++j) {
+    // Track length: drawn only when it varies, so that problems of one fixed
+    // length keep the random sequence (and the values) they always had.
+    int per_point = min_per_point;
+    if (max_per_point > min_per_point) {
+      const uint64_t lengths =
+          static_cast<uint64_t>(max_per_point - min_per_point + 1);
+      per_point += static_cast<int>(random.Next() % lengths);
+    }
     // Jittered viewing direction of the point.
     const Vec3 jitter = {random.Normal(), random.Normal(), random.Normal()};
     const Vec3 look = points[j] + 0.3 * jitter;

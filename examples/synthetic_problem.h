@@ -5,9 +5,11 @@
 // +-30 degrees, golden-angle azimuths, so a ring when there are few) at
 // distance 4 from the origin, each looking at the origin with a small random
 // roll. Every camera has its own focal length (about 500 px) and small radial
-// distortion. Each point is seen by observations_per_point distinct cameras:
-// those whose viewing direction is closest to a jittered direction of the
-// point, so that neighbouring cameras share points as in a real capture.
+// distortion. Each point is seen by observations_per_point distinct cameras
+// (or, when max_observations_per_point is larger, by a number drawn uniformly
+// from observations_per_point..max_observations_per_point for each point: long
+// tracks): those whose viewing direction is closest to a jittered direction of
+// the point, so that neighbouring cameras share points as in a real capture.
 // Observations are the projections plus Gaussian pixel noise; a fraction
 // outlier_ratio of them is moved 20 to 100 px away in a random direction.
 // The problem's parameters are the ground truth perturbed: points by 0.02,
@@ -33,6 +35,10 @@ struct SyntheticOptions {
   int num_cameras = 32;
   int num_points = 10000;
   int observations_per_point = 5;
+  // 0 (or equal to observations_per_point): every point has
+  // observations_per_point observations. Larger: each point's track length is
+  // drawn uniformly from [observations_per_point, max_observations_per_point].
+  int max_observations_per_point = 0;
   double outlier_ratio = 0.02;
   double pixel_noise = 1.0;  // standard deviation, pixels
   uint64_t seed = 38401;
@@ -58,7 +64,8 @@ struct SyntheticTruth {
 bool MakeSyntheticProblem(const SyntheticOptions& options, BalProblem* problem,
                           std::string* error, SyntheticTruth* truth = nullptr);
 
-// A short name such as "synthetic-c32-p10000-k5-seed38401".
+// A short name such as "synthetic-c32-p10000-k5-seed38401"
+// ("...-k100-300-..." when the track lengths vary).
 std::string SyntheticProblemName(const SyntheticOptions& options);
 
 }  // namespace examples

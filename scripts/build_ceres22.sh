@@ -6,6 +6,10 @@
 #   cmake -S . -B build-ceres22 -DCMAKE_PREFIX_PATH="$prefix"
 #   "$prefix/bin/bundle_adjuster" ...        # Ceres 2.2's own example
 #
+# With --if-built it only prints the prefix of a completed build, and exits
+# with status 3 (saying so on stderr) when there is none, without building:
+# for tests that may use Ceres 2.2 but must not spend half an hour on it.
+#
 # The tarball: $CERES_SQRTBA_CERES22_TARBALL, else ../shared/ceres/ beside the
 # source tree. Its SHA-256 is checked against the SHA256SUMS file beside it
 # (when there is one) and keys the cache:
@@ -18,6 +22,12 @@
 #
 # Environment: JOBS (default nproc). Progress goes to stderr.
 set -euo pipefail
+if_built=0
+case "${1:-}" in
+  --if-built) if_built=1 ;;
+  "") ;;
+  *) echo "usage: build_ceres22.sh [--if-built]" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${CERES_SQRTBA_CERES22_TARBALL:-$here/../shared/ceres/ceres-solver-2.2.0.tar.xz}
 if [ ! -f "$tarball" ]; then
@@ -39,6 +49,15 @@ fi
 cache=${CERES_SQRTBA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ceres_sqrtba}
 prefix=$cache/ceres-2.2.0-${sha:0:16}
 stamp=$prefix/.complete
+# --if-built never waits for (or starts) a build.
+if [ "$if_built" = 1 ]; then
+  if [ -f "$stamp" ]; then
+    echo "$prefix"
+    exit 0
+  fi
+  echo "build_ceres22.sh: Ceres 2.2.0 is not built yet (expected in $prefix)" >&2
+  exit 3
+fi
 mkdir -p "$cache"
 exec 9>"$cache/.ceres-2.2.0-${sha:0:16}.lock"
 flock 9

@@ -12,7 +12,14 @@ modelled, not measured, so tests run in well under a second per run.
 FAKE_BA_FAIL=<label>:<mode>[,...] makes runs of solver <label> (sqrt-single,
 sqrt-double, sqrt-sparse, ceres-implicit, ceres-explicit, ceres-sparse-schur)
 misbehave: crash (exit 3), nocsv (exit 0 without summary), hang (sleep 60 s),
-stuck (never improves on the initial cost).
+stuck (never improves on the initial cost), switch (sqrt-single: switches to
+double precision at iteration 2).  FAKE_BA_FAIL=write_bal:crash makes
+--write_bal fail.
+
+--write_bal writes a BAL text file with the problem's header and made-up
+values (what fake_ceres22_bundle_adjuster.py reads); the summary has the
+time breakdown (a fixed share of the total per phase) and
+precision_switch_iteration.
 """
 
 import bz2
@@ -28,8 +35,9 @@ VALUE_FLAGS = {
     "num_iterations": "5", "eta": "0.01", "max_linear_solver_iterations": "500",
     "num_threads": "1", "synthetic_num_cameras": "20", "synthetic_num_points": "1000",
     "synthetic_observations_per_point": "5", "random_seed": "38401", "jacobi_scaling": "true",
+    "synthetic_max_observations_per_point": "0", "parameter_tolerance": "1e-8", "write_bal": "",
 }
-BOOL_FLAGS = {"robustify": False, "explicit_schur_complement": False}
+BOOL_FLAGS = {"robustify": False, "explicit_schur_complement": False, "write_bal_only": False}
 
 # label: (cost decay per accepted iteration, seconds per iteration per
 # observation, MiB per 1000 observations, relative excess of its final cost)
@@ -75,8 +83,10 @@ def problem_size(flags):
     path = flags["input"]
     if not path:
         points = int(flags["synthetic_num_points"])
-        return ("synthetic", int(flags["synthetic_num_cameras"]), points,
-                points * int(flags["synthetic_observations_per_point"]))
+        per_point = max(int(flags["synthetic_observations_per_point"]),
+                        (int(flags["synthetic_observations_per_point"])
+                         + int(flags["synthetic_max_observations_per_point"])) // 2)
+        return ("synthetic", int(flags["synthetic_num_cameras"]), points, points * per_point)
     opener = bz2.open if path.endswith(".bz2") else open
     with opener(path, "rt") as f:
         cameras, points, observations = (int(x) for x in f.readline().split())
@@ -116,6 +126,16 @@ def hold_memory(mib):
     return buf
 
 
+def write_bal(path, cameras, points, observations):
+    """A BAL text file of the right size with made-up values."""
+    with open(path, "w") as f:
+        f.write("%d %d %d\n" % (cameras, points, observations))
+        for i in range(observations):
+            f.write("%d %d %.17g %.17g\n" % (i % cameras, i % points, 0.5 * i, -0.25 * i))
+        for i in range(9 * cameras + 3 * points):
+            f.write("%.17g\n" % (1.0 + 1e-3 * i))
+
+
 def write_csv(path, header, rows):
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
@@ -132,6 +152,13 @@ def main():
     if mode == "hang":
         time.sleep(60)
     name, cameras, points, observations = problem_size(flags)
+    if flags["write_bal"]:
+        if failure_mode("write_bal") == "crash":
+            sys.exit("fake failure of --write_bal")
+        write_bal(flags["write_bal"], cameras, points, observations)
+        print("Wrote %s" % flags["write_bal"])
+        if flags["write_bal_only"]:
+            return 0
     held = hold_memory(SOLVERS[label][2] * observations / 1000.0)
     rows = iterations(label, observations, int(flags["num_iterations"]), mode == "stuck")
     if flags["csv"]:
@@ -139,13 +166,20 @@ def main():
                                  "gradient_max_norm", "trust_region_radius",
                                  "linear_solver_iterations", "step_accepted"], rows)
     if flags["summary_csv"] and mode != "nocsv":
+        total = rows[-1][1]
+        switch = 2 if mode == "switch" else -1
         write_csv(flags["summary_csv"],
                   ["solver", "precision", "problem", "num_cameras", "num_points",
                    "num_observations", "initial_cost", "final_cost", "iterations",
-                   "linear_solver_iterations_total", "total_seconds", "termination"],
+                   "linear_solver_iterations_total", "total_seconds", "termination",
+                   "precision_switch_iteration", "preprocessor_seconds",
+                   "residual_evaluation_seconds", "jacobian_evaluation_seconds",
+                   "linear_solver_seconds", "minimizer_seconds", "postprocessor_seconds"],
                   [[flags["linear_solver"], flags["precision"], name, cameras, points,
                     observations, rows[0][2], rows[-1][2], len(rows),
-                    sum(r[6] for r in rows), rows[-1][1], "NO_CONVERGENCE"]])
+                    sum(r[6] for r in rows), total, "NO_CONVERGENCE", switch,
+                    0.05 * total, 0.1 * total, 0.3 * total, 0.4 * total, 0.9 * total,
+                    0.01 * total]])
     print("fake %s on %s: %d iterations, %.1f MiB held" % (label, name, len(rows),
                                                            len(held) / 2.0**20))
     return 0

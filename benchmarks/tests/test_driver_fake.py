@@ -18,14 +18,17 @@ sys.path.insert(0, TESTS_DIR)
 import bench_io  # noqa: E402
 import check_results  # noqa: E402
 import e2e_driver  # noqa: E402
+import problems  # noqa: E402
 
 FAKE = os.path.join(os.path.dirname(TESTS_DIR), "testdata", "fake_bundle_adjuster.py")
+FAKE22 = os.path.join(os.path.dirname(TESTS_DIR), "testdata", "fake_ceres22_bundle_adjuster.py")
+CERES22_SOLVERS = "ceres22-implicit,ceres22-explicit,ceres22-sparse-schur,ceres22-power-series"
 
 
 def make_bal_dir(folder):
-    """A BAL folder with a file named like ladybug-49 (the fake reads its header only)."""
+    """A BAL folder with a file named like ladybug-49 (the fakes read its header only)."""
     with bz2.open(os.path.join(folder, e2e_driver.E2E_BAL_FILE), "wt") as f:
-        f.write("49 7776 31843\n")
+        f.write("49 7776 31843\n0 0 1.5 2.5\n")
     with open(os.path.join(folder, "README.txt"), "w") as f:
         f.write("not a problem\n")
     return folder
@@ -64,7 +67,8 @@ class BalEndToEndTest(Workspace):
         cls.out = os.path.join(cls.tmp, "results")
         cls.docs_before = read(e2e_driver.DOCS_PAGE)
         cls.errors, cls.warnings, cls.completed = e2e_driver.run_e2e(
-            FAKE, cls.out, make_bal_dir(os.path.join(cls.tmp)), iterations=12)
+            FAKE, cls.out, make_bal_dir(os.path.join(cls.tmp)), iterations=12,
+            ceres22_binary=FAKE22)
 
     def test_driver_and_checker_pass(self):
         self.assertNoErrors(self.errors, self.completed)
@@ -74,11 +78,15 @@ class BalEndToEndTest(Workspace):
 
     def test_runs_record_memory_iterations_and_traces(self):
         runs = runs_by_solver(self.out)
-        self.assertEqual(sorted(runs), sorted(e2e_driver.DEFAULT_SOLVERS.split(",")))
+        self.assertEqual(sorted(runs), sorted(e2e_driver.DEFAULT_SOLVERS.split(",")
+                                              + [e2e_driver.CERES22_SOLVER]))
         for run in runs.values():
+            # The fake example counts iteration 0 in "iterations", Ceres' does not.
+            iterations = 12 if run["solver"] == e2e_driver.CERES22_SOLVER else 13
             self.assertEqual((run["status"], run["iterations"], run["num_observations"]),
-                             ("ok", 13, 31843))
+                             ("ok", iterations, 31843))
             self.assertGreater(run["wall_seconds"], 0)
+            self.assertIsNotNone(run["linear_solver_seconds"])
         # The fake holds ~0.4 vs 0.25 MiB per 1000 observations: ~4.8 MiB apart,
         # visible only if ru_maxrss is really per run and not the driver's.
         self.assertGreater(runs["sqrt-double"]["peak_rss_mib"],
@@ -220,7 +228,145 @@ class FailedRunsTest(Workspace):
         for solver in ("ceres-implicit", "sqrt-double", "ceres-explicit", "ceres-sparse-schur"):
             self.assertEqual(seconds[solver], float("inf"), solver)
         self.assertLess(seconds["sqrt-single"], float("inf"))
-        self.assertIn("Failed runs", read(os.path.join(self.out, "results.md")))
+        self.assertIn("Failed or not run", read(os.path.join(self.out, "results.md")))
+
+
+class Ceres22Test(Workspace):
+    """The four ceres22-* solvers through the fake Ceres 2.2 example, on a BAL
+    file (decompressed for it), a synthetic and a long-track problem (written
+    by our fake binary with --write_bal)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.out = os.path.join(cls.tmp, "results")
+        cls.bal_dir = make_bal_dir(os.path.join(cls.tmp))
+        cls.completed = e2e_driver.run_driver(
+            FAKE, cls.out, ["--bal-dir", cls.bal_dir, "--synthetic", "5k", "--long-track", "20k",
+                            "--solvers", "sqrt-single,sqrt-double," + CERES22_SOLVERS,
+                            "--num-iterations", "12", "--ceres22-binary", FAKE22])
+        cls.runs = bench_io.read_runs(os.path.join(cls.out, "runs.csv"))
+
+    def test_every_run_ok_and_the_results_consistent(self):
+        self.assertEqual(self.completed.returncode, 0, self.completed.stderr)
+        self.assertEqual(len(self.runs), 3 * 6)
+        self.assertEqual({r["status"] for r in self.runs}, {"ok"})
+        self.assertNoErrors(check_results.check(self.out, require_ok=True)[0])
+        self.assertEqual({r["problem"] for r in self.runs},
+                         {"problem-49-7776-pre", "synthetic-5k", "long-track-20k"})
+
+    def test_ceres22_reads_plain_text_written_for_it_then_removed(self):
+        commands = [r["command"] for r in self.runs if r["solver"].startswith("ceres22-")]
+        inputs = os.path.join(self.out, "inputs")
+        for name in ("problem-49-7776-pre", "synthetic-5k", "long-track-20k"):
+            self.assertTrue(any("--input=%s.txt" % os.path.join(inputs, name) in c
+                                for c in commands), name)
+        for c in commands:
+            self.assertIn("--linear_solver_ordering=automatic", c)
+            self.assertIn("--logtostderr", c)
+            self.assertNotIn("--csv", c)
+        self.assertFalse(os.path.exists(inputs) and os.listdir(inputs))
+        long_track = [r for r in self.runs if r["problem"] == "long-track-20k"]
+        self.assertEqual({r["num_observations"] for r in long_track}, {20000})
+        self.assertEqual({r["num_cameras"] for r in long_track}, {1000})
+
+    def test_ceres22_traces_hold_accepted_steps_only(self):
+        run = next(r for r in self.runs if r["solver"] == "ceres22-implicit"
+                   and r["problem"] == "synthetic-5k")
+        rows = bench_io.read_trace_rows(os.path.join(self.out, run["trace"]))
+        rejected = [r["iteration"] for r in rows if not r["step_accepted"]]
+        self.assertEqual(rejected, [5, 7, 10])  # rejected, invalid, rejected
+        trace = bench_io.read_trace(os.path.join(self.out, run["trace"]))
+        self.assertEqual(len(trace), 13 - 3)
+        self.assertEqual(trace[-1][1], run["final_cost"])
+        self.assertEqual(run["solver"], "ceres22-implicit")
+        self.assertEqual(run["precision_switch_iteration"], -1)
+        summary = bench_io.read_summary(os.path.join(self.out, run["summary"]))
+        self.assertEqual(summary["solver"], "iterative_schur+schur_jacobi")
+        self.assertEqual(summary["problem"], "synthetic-5k.txt")
+
+    def test_report_has_phases_iteration_zero_and_best_ceres22_ratios(self):
+        text = read(os.path.join(self.out, "results.md"))
+        self.assertIn("t/t(best Ceres 2.2) τ=1e-2", text)
+        self.assertIn("| t iter 0 [s] |", text)
+        self.assertIn("Time per phase:", text)
+        for problem in ("problem-49-7776-pre", "synthetic-5k", "long-track-20k"):
+            self.assertTrue(os.path.isfile(os.path.join(self.out, "phases_%s.png" % problem)))
+        self.assertIn("ceres 2.2 binary", text)
+        with open(os.path.join(self.out, "targets.csv")) as f:
+            verdicts = {r["target"]: r["verdict"] for r in csv.DictReader(f)}
+        # The fake sqrt-single is 2.2-3x sooner than the fake Ceres 2.2 solvers.
+        self.assertEqual(verdicts["single-vs-best-ceres22-1e-2"], "pass")
+        self.assertEqual(verdicts["single-iteration-0"], "pass")
+        self.assertEqual(verdicts["evaluator-jacobian-floor"], "n/a")
+
+    def test_keep_inputs_keeps_the_plain_text_files(self):
+        out = os.path.join(self.tmp, "keep")
+        completed = e2e_driver.run_driver(FAKE, out, [
+            "--no-bal", "--synthetic", "1k", "--solvers", "sqrt-single,ceres22-implicit",
+            "--num-iterations", "3", "--ceres22-binary", FAKE22, "--keep-inputs"])
+        self.assertEqual(completed.returncode, 0, completed.stderr)
+        self.assertEqual(problems.read_bal_header(os.path.join(out, "inputs", "synthetic-1k.txt")),
+                         (10, 200, 1000))
+
+
+class Ceres22FailureTest(Workspace):
+    def run_with(self, name, args, env=None):
+        out = os.path.join(self.tmp, name)
+        completed = e2e_driver.run_driver(
+            FAKE, out, ["--no-bal", "--synthetic", "2k", "--num-iterations", "6", "--solvers",
+                        "sqrt-single," + CERES22_SOLVERS] + args, env)
+        self.assertEqual(completed.returncode, 0, completed.stderr)
+        self.assertNoErrors(check_results.check(out)[0])
+        return out, runs_by_solver(out)
+
+    def test_unavailable_binary_means_not_run(self):
+        for args in (["--ceres22-binary", "none"],
+                     ["--ceres22-binary", os.path.join(self.tmp, "no-such-binary")]):
+            out, runs = self.run_with("none-%d" % len(args[1]), args)
+            self.assertEqual(runs["sqrt-single"]["status"], "ok")
+            for solver in CERES22_SOLVERS.split(","):
+                self.assertEqual(runs[solver]["status"], "not run", args)
+            text = read(os.path.join(out, "results.md"))
+            self.assertIn("| ceres22-implicit | not run |", text)
+            with open(os.path.join(out, "targets.csv")) as f:
+                verdicts = {r["target"]: r["verdict"] for r in csv.DictReader(f)}
+            self.assertEqual(verdicts["single-vs-best-ceres22-1e-2"], "n/a")
+            self.assertEqual(verdicts["single-iteration-0"], "n/a")
+
+    def test_crash_failure_garbage_and_hang_are_failed_runs(self):
+        env = {"FAKE_CERES22_FAIL": "ceres22-implicit:crash,ceres22-explicit:failure,"
+                                    "ceres22-sparse-schur:garbage,ceres22-power-series:hang"}
+        _, runs = self.run_with("fail", ["--ceres22-binary", FAKE22, "--timeout", "3"], env)
+        self.assertEqual(runs["sqrt-single"]["status"], "ok")
+        self.assertEqual((runs["ceres22-implicit"]["status"],
+                          runs["ceres22-implicit"]["exit_code"]), ("failed", 134))
+        self.assertEqual(runs["ceres22-explicit"]["status"], "failed")
+        self.assertIn("FAILURE (Residual and Jacobian evaluation failed.)",
+                      runs["ceres22-explicit"]["error"])
+        self.assertEqual(runs["ceres22-sparse-schur"]["status"], "failed")
+        self.assertIn("no progress table", runs["ceres22-sparse-schur"]["error"])
+        self.assertEqual(runs["ceres22-power-series"]["status"], "timeout")
+
+    def test_input_that_cannot_be_written_fails_the_ceres22_runs_only(self):
+        _, runs = self.run_with("input", ["--ceres22-binary", FAKE22],
+                                {"FAKE_BA_FAIL": "write_bal:crash"})
+        self.assertEqual(runs["sqrt-single"]["status"], "ok")
+        for solver in CERES22_SOLVERS.split(","):
+            self.assertEqual(runs[solver]["status"], "failed")
+            self.assertIn("no plain-text BAL file for Ceres 2.2", runs[solver]["error"])
+
+    def test_dry_run_shows_both_programs(self):
+        completed = e2e_driver.run_driver(FAKE, "/nonexistent/out", [
+            "--no-bal", "--synthetic", "1k", "--solvers", "sqrt-single,ceres22-power-series",
+            "--ceres22-binary", FAKE22, "--dry-run"])
+        lines = completed.stdout.splitlines()
+        self.assertEqual(len(lines), 2, completed.stderr)
+        self.assertIn("--parameter_tolerance=1e-16", lines[0])
+        self.assertIn(FAKE22, lines[1])
+        self.assertIn("--input=/nonexistent/out/inputs/synthetic-1k.txt", lines[1])
+        self.assertIn("--preconditioner=schur_power_series_expansion", lines[1])
+        self.assertFalse(os.path.exists("/nonexistent/out"))
 
 
 class UnstartableBinaryTest(Workspace):

@@ -65,5 +65,57 @@ class SyntheticTest(unittest.TestCase):
         self.assertAlmostEqual(small[1] / small[0], large[1] / large[0])
 
 
+class LongTrackTest(unittest.TestCase):
+    def test_long_track_problem(self):
+        p = problems.long_track_problem(1000000, seed=5)
+        self.assertEqual((p.name, p.kind, p.num_observations), ("long-track-1M", "long-track",
+                                                                1000000))
+        self.assertIn("--synthetic_num_cameras=1000", p.flags)
+        self.assertIn("--synthetic_num_points=5000", p.flags)
+        self.assertIn("--synthetic_observations_per_point=100", p.flags)
+        self.assertIn("--synthetic_max_observations_per_point=300", p.flags)
+        self.assertIn("--random_seed=5", p.flags)
+
+
+FAKE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "testdata",
+                    "fake_bundle_adjuster.py")
+
+
+class PlainBalTest(unittest.TestCase):
+    """The plain-text BAL files Ceres 2.2's example reads."""
+
+    def test_compressed_bal_is_decompressed_plain_bal_used_in_place(self):
+        with tempfile.TemporaryDirectory() as folder:
+            text = "1 2 2\n0 0 1 2\n0 1 3 4\n" + "0.5\n" * 15
+            with bz2.open(os.path.join(folder, "p.txt.bz2"), "wt") as f:
+                f.write(text)
+            with open(os.path.join(folder, "q.txt"), "w") as f:
+                f.write(text)
+            p, q = problems.discover_bal(folder)
+            inputs = os.path.join(folder, "inputs")
+            path = problems.prepare_plain_bal(p, inputs, FAKE)
+            self.assertEqual(path, os.path.join(inputs, "p.txt"))
+            with open(path) as f:
+                self.assertEqual(f.read(), text)
+            self.assertEqual(problems.prepare_plain_bal(q, inputs, FAKE), q.input)
+            problems.remove_plain_bal(p, path)
+            problems.remove_plain_bal(q, q.input)  # never the user's file
+            self.assertFalse(os.path.exists(path))
+            self.assertTrue(os.path.exists(q.input))
+
+    def test_synthetic_problem_is_written_by_the_binary(self):
+        with tempfile.TemporaryDirectory() as folder:
+            p = problems.long_track_problem(20000, seed=1)
+            path = problems.prepare_plain_bal(p, folder, FAKE)
+            self.assertEqual(path, os.path.join(folder, "long-track-20k.txt"))
+            self.assertEqual(problems.read_bal_header(path), (1000, 100, 20000))
+            os.environ["FAKE_BA_FAIL"] = "write_bal:crash"
+            try:
+                with self.assertRaisesRegex(ValueError, "--write_bal failed"):
+                    problems.prepare_plain_bal(problems.synthetic_problem(1000, 1), folder, FAKE)
+            finally:
+                del os.environ["FAKE_BA_FAIL"]
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -14,69 +14,117 @@ import targets  # noqa: E402
 INF = math.inf
 
 
-def result(name, times, kind="bal", observations=1000, runs=None, f_star=1.0):
-    """A ProblemResult with the same times for every tau."""
-    taus = perf_profiles.TAUS
-    a = perf_profiles.ProblemAnalysis(10.0, f_star, {t: 2.0 for t in taus},
-                                      {t: dict(times) for t in taus})
-    return analysis.ProblemResult(name, kind, observations, runs or {}, a)
+def target(key):
+    return next(t for t in targets.TARGETS if t.key == key)
 
 
-def run_data(rows=None, **run):
+def run_data(rows=None, status="ok", **run):
+    run = dict(run, status=status)
     return analysis.RunData(run, rows, None if rows is None else [])
 
 
-def rows(seconds_per_iteration, linear_per_iteration, n=5):
-    return [{"iteration": k, "cumulative_seconds": 1.0 + k * seconds_per_iteration, "cost": 1.0,
+def result(name, times, kind="bal", observations=1000, runs=None, f_star=1.0, f0=10.0):
+    """A ProblemResult with the same times for every tau; every solver named
+    in `times` gets an ok run unless `runs` says otherwise."""
+    taus = perf_profiles.TAUS
+    a = perf_profiles.ProblemAnalysis(f0, f_star, {t: 2.0 for t in taus},
+                                      {t: dict(times) for t in taus})
+    all_runs = {s: run_data([]) for s in times}
+    all_runs.update(runs or {})
+    return analysis.ProblemResult(name, kind, observations, all_runs, a)
+
+
+def rows(seconds_per_iteration, linear_per_iteration, n=5, costs=None, start=1.0):
+    return [{"iteration": k, "cumulative_seconds": start + k * seconds_per_iteration,
+             "cost": costs[k] if costs else 1.0,
              "linear_solver_iterations": 0 if k == 0 else linear_per_iteration,
              "step_accepted": True} for k in range(n)]
 
 
 class SpeedupTest(unittest.TestCase):
-    def test_median_speedup_over_problems(self):
-        results = [result("p1", {"sqrt-single": 1.0, "ceres-implicit": 3.0}),
-                   result("p2", {"sqrt-single": 1.0, "ceres-implicit": 2.0}),
-                   result("p3", {"sqrt-single": 2.0, "ceres-implicit": 2.0})]
-        r = targets.evaluate(targets.TARGETS[0], results)
-        self.assertEqual((r.median, r.low, r.high, r.count, r.verdict), (2.0, 1.0, 3.0, 3, "pass"))
+    def test_median_against_the_best_ceres22_solver(self):
+        results = [result("p1", {"sqrt-single": 1.0, "ceres22-implicit": 3.0,
+                                 "ceres22-sparse-schur": 4.0}),
+                   result("p2", {"sqrt-single": 1.0, "ceres22-implicit": 5.0,
+                                 "ceres22-power-series": 2.0}),
+                   result("p3", {"sqrt-single": 2.0, "ceres22-explicit": 2.0,
+                                 "ceres-implicit": 0.1})]  # Ceres 2.1 is no reference
+        r = targets.evaluate(target("single-vs-best-ceres22-1e-2"), results)
+        self.assertEqual((r.value, r.median, r.low, r.high, r.count, r.verdict),
+                         (2.0, 2.0, 1.0, 3.0, 3, "pass"))
+        every = targets.evaluate(target("single-vs-best-ceres22-1e-2-every"), results)
+        self.assertEqual((every.value, every.verdict), (1.0, "FAIL"))
 
     def test_never_reaching(self):
-        measure = targets.speedup("sqrt-single", "ceres-implicit", 1e-2)
-        results = [result("only-sqrt", {"sqrt-single": 1.0, "ceres-implicit": INF}),
-                   result("only-ceres", {"sqrt-single": INF, "ceres-implicit": 1.0}),
-                   result("neither", {"sqrt-single": INF, "ceres-implicit": INF})]
-        values = measure(results)
+        measure = targets.speedup_over_reference("sqrt-single", 1e-2)
+        results = [result("only-sqrt", {"sqrt-single": 1.0, "ceres22-implicit": INF}),
+                   result("only-ceres", {"sqrt-single": INF, "ceres22-implicit": 1.0}),
+                   result("neither", {"sqrt-single": INF, "ceres22-implicit": INF})]
+        values = measure(results, None)
         self.assertEqual(values[:2], [INF, 0.0])
         self.assertTrue(math.isnan(values[2]))
 
-    def test_fastest_ceres_reference(self):
-        measure = targets.speedup("sqrt-single", "fastest-ceres", 1e-3)
-        times = {"sqrt-single": 1.0, "sqrt-double": 0.5, "ceres-implicit": 4.0,
-                 "ceres-sparse-schur": 3.0}
-        self.assertEqual(measure([result("p", times)]), [3.0])
+    def test_ceres22_not_run_is_not_applicable(self):
+        not_run = {"ceres22-implicit": run_data(None, status="not run")}
+        results = [result("p", {"sqrt-single": 1.0, "ceres22-implicit": INF}, runs=not_run),
+                   result("q", {"sqrt-single": 1.0})]
+        r = targets.evaluate(target("single-vs-best-ceres22-1e-3"), results)
+        self.assertEqual((r.value, r.count, r.verdict), (None, 0, "n/a"))
+        # A failed Ceres 2.2 run is a reference that never gets there.
+        failed = {"ceres22-implicit": run_data(None, status="failed")}
+        r = targets.evaluate(target("single-vs-best-ceres22-1e-3"),
+                             [result("p", {"sqrt-single": 1.0, "ceres22-implicit": INF},
+                                     runs=failed)])
+        self.assertEqual((r.value, r.verdict), (INF, "pass"))
 
-    def test_missing_solver_is_not_applicable(self):
-        r = targets.evaluate(targets.TARGETS[0], [result("p", {"sqrt-single": 1.0})])
-        self.assertEqual((r.median, r.count, r.verdict), (None, 0, "n/a"))
-
-    def test_failing_verdict(self):
-        results = [result("p", {"sqrt-single": 1.0, "ceres-implicit": 1.5})]
-        self.assertEqual(targets.evaluate(targets.TARGETS[0], results).verdict, "FAIL")
+    def test_single_at_least_as_fast_as_double_everywhere(self):
+        results = [result("a", {"sqrt-single": 1.0, "sqrt-double": 1.2}),
+                   result("b", {"sqrt-single": 1.0, "sqrt-double": 0.99})]
+        r = targets.evaluate(target("single-vs-double-1e-3"), results)
+        self.assertAlmostEqual(r.value, 0.99)
+        self.assertEqual(r.verdict, "FAIL")
 
 
 class RunBasedTargetsTest(unittest.TestCase):
-    def test_final_cost_gap_and_failed_run(self):
+    def test_final_cost_gap_every_problem_and_failed_run(self):
         measure = targets.final_cost_gap("sqrt-single")
         ok = result("ok", {}, runs={"sqrt-single": run_data(rows(1, 1), final_cost=1.00005)})
-        failed = result("failed", {}, runs={"sqrt-single": run_data(None, final_cost=None)})
-        gap_ok, gap_failed = measure([ok, failed])
+        failed = result("failed", {}, runs={"sqrt-single": run_data(None, "failed",
+                                                                    final_cost=None)})
+        gap_ok, gap_failed = measure([ok, failed], None)
         self.assertAlmostEqual(gap_ok, 5e-5)
         self.assertEqual(gap_failed, INF)
+        self.assertEqual(targets.evaluate(target("single-accuracy"), [ok]).verdict, "pass")
+        self.assertEqual(targets.evaluate(target("single-accuracy"), [ok, failed]).verdict,
+                         "FAIL")
 
-    def test_per_linear_iteration_speedup(self):
-        runs = {"sqrt-single": run_data(rows(1.0, 10)), "sqrt-double": run_data(rows(1.8, 10))}
-        measure = targets.linear_iteration_speedup("sqrt-double", "sqrt-single")
-        self.assertAlmostEqual(measure([result("p", {}, runs=runs)])[0], 1.8)
+    def test_switch_to_double_after_tau_1e_4(self):
+        # f0 = 10, f* = 1: f(1e-4) = 1.0009; the trace reaches it at iteration 3.
+        costs = [10.0, 5.0, 2.0, 1.0005, 1.0]
+        def problem(switch):
+            return result("p", {}, runs={"sqrt-single": run_data(
+                rows(1, 1, costs=costs), precision_switch_iteration=switch)})
+        measure = targets.switch_margin("sqrt-single")
+        self.assertEqual(measure([problem(-1)], None), [INF])
+        self.assertEqual(measure([problem(4)], None), [1.0])
+        self.assertEqual(measure([problem(3)], None), [0.0])  # that step was double
+        never = result("p", {}, runs={"sqrt-single": run_data(
+            rows(1, 1, costs=[10.0, 5.0, 4.0, 3.0, 2.0]), precision_switch_iteration=2)})
+        self.assertEqual(measure([never], None), [-INF])
+        r = targets.evaluate(target("single-switch-after-1e-4"), [problem(-1), problem(4)])
+        self.assertEqual((r.value, r.verdict), (1.0, "pass"))
+        r = targets.evaluate(target("single-switch-after-1e-4"), [problem(-1), problem(2)])
+        self.assertEqual(r.verdict, "FAIL")
+
+    def test_iteration_zero_against_the_fastest_ceres22(self):
+        runs = {"sqrt-single": run_data(rows(1, 1, start=0.2)),
+                "ceres22-implicit": run_data(rows(1, 1, start=0.5)),
+                "ceres22-sparse-schur": run_data(rows(1, 1, start=0.8)),
+                "ceres-implicit": run_data(rows(1, 1, start=0.1))}
+        measure = targets.iteration_zero_ratio("sqrt-single")
+        self.assertEqual(measure([result("p", {}, runs=runs)], None), [0.4])
+        r = targets.evaluate(target("single-iteration-0"), [result("p", {}, runs=runs)])
+        self.assertEqual(r.verdict, "pass")
 
     def test_per_linear_iteration_uses_linear_solver_time(self):
         # Whole iterations take 1.0 s and 1.8 s (evaluation included), the
@@ -88,15 +136,21 @@ class RunBasedTargetsTest(unittest.TestCase):
             r["step_solver_seconds"] = 0.5
         runs = {"sqrt-single": run_data(single), "sqrt-double": run_data(double)}
         measure = targets.linear_iteration_speedup("sqrt-double", "sqrt-single")
-        self.assertAlmostEqual(measure([result("p", {}, runs=runs)])[0], 2.5)
+        self.assertAlmostEqual(measure([result("p", {}, runs=runs)], None)[0], 2.5)
 
-    def test_memory_ratio_skips_failed_runs(self):
+    def test_memory_ratio_and_peak_memory(self):
         runs = {"sqrt-single": run_data(rows(1, 1), peak_rss_mib=150.0),
-                "ceres-implicit": run_data(rows(1, 1), peak_rss_mib=100.0)}
-        failed = {"sqrt-single": run_data(None, peak_rss_mib=5.0),
-                  "ceres-implicit": run_data(rows(1, 1), peak_rss_mib=100.0)}
-        measure = targets.memory_ratio("sqrt-single", "ceres-implicit")
-        self.assertEqual(measure([result("a", {}, runs=runs), result("b", {}, runs=failed)]), [1.5])
+                "ceres22-implicit": run_data(rows(1, 1), peak_rss_mib=100.0)}
+        failed = {"sqrt-single": run_data(None, "failed", peak_rss_mib=5.0),
+                  "ceres22-implicit": run_data(rows(1, 1), peak_rss_mib=30000.0),
+                  "ceres22-explicit": run_data(None, "not run", peak_rss_mib=None)}
+        measure = targets.memory_ratio("sqrt-single", "ceres22-implicit")
+        results = [result("a", {}, runs=runs), result("b", {}, runs=failed)]
+        self.assertEqual(measure(results, None), [1.5])
+        r = targets.evaluate(target("peak-memory"), results)
+        self.assertEqual(r.count, 4)  # the failed run counts; the one not run does not
+        self.assertAlmostEqual(r.value, 30000.0 / 1024)
+        self.assertEqual(r.verdict, "FAIL")
 
 
 class ScalingTest(unittest.TestCase):
@@ -110,13 +164,26 @@ class ScalingTest(unittest.TestCase):
             return result(name, {}, kind=kind, observations=n,
                           runs={"sqrt-single": run_data(rows(seconds, 10))})
         results = [sized("s1", "synthetic", 1000, 0.1), sized("s2", "synthetic", 10000, 1.0),
-                   sized("bal", "bal", 5000, 100.0)]
+                   sized("bal", "bal", 5000, 100.0), sized("long", "long-track", 3000, 50.0)]
         points = targets.scaling_points(results, "sqrt-single")
         self.assertEqual([n for n, _ in points], [1000, 10000])
         self.assertAlmostEqual(points[0][1], 0.1)
-        r = targets.evaluate(targets.TARGETS[-1], results)
+        r = targets.evaluate(target("single-scaling"), results)
         self.assertAlmostEqual(r.median, 1.0)
         self.assertEqual(r.verdict, "pass")
+
+
+class TableTest(unittest.TestCase):
+    def test_every_target_has_a_unique_key_and_a_known_aggregate(self):
+        keys = [t.key for t in targets.TARGETS]
+        self.assertEqual(len(keys), len(set(keys)))
+        for t in targets.TARGETS:
+            self.assertIn(t.aggregate, ("median", "every"))
+            self.assertIn(t.op, (">=", "<="))
+        self.assertEqual(targets.required_text(target("single-vs-best-ceres22-1e-2")),
+                         ">= 2 (median)")
+        self.assertEqual(targets.required_text(target("single-iteration-0")),
+                         "<= 0.5 (every one)")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "bal_problem.h"
 #include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "example_test_util.h"
 #include "gtest/gtest.h"
@@ -127,6 +128,16 @@ TEST(ExampleCli, BadFlagValues) {
                      "--synthetic_num_cameras must be at least 2, got 1");
   ExpectOneErrorLine(RunAdjuster("--synthetic_outlier_ratio=2", dir),
                      "--synthetic_outlier_ratio must be in [0, 1]");
+  ExpectOneErrorLine(
+      RunAdjuster("--synthetic_observations_per_point=4 "
+                  "--synthetic_max_observations_per_point=3", dir),
+      "--synthetic_max_observations_per_point must be 0 or between "
+      "--synthetic_observations_per_point (4) and the number of cameras "
+      "(32), got 3");
+  ExpectOneErrorLine(RunAdjuster(input + "--parameter_tolerance=-1", dir),
+                     "--parameter_tolerance must be a finite value >= 0");
+  ExpectOneErrorLine(RunAdjuster(input + "--write_bal_only", dir),
+                     "--write_bal_only needs --write_bal=FILE");
 }
 
 TEST(ExampleCli, SyntheticRunWritesBothCsvFiles) {
@@ -169,9 +180,13 @@ TEST(ExampleCli, SyntheticRunWritesBothCsvFiles) {
   EXPECT_EQ(lines[0],
             "solver,precision,problem,num_cameras,num_points,num_observations,"
             "initial_cost,final_cost,iterations,"
-            "linear_solver_iterations_total,total_seconds,termination");
+            "linear_solver_iterations_total,total_seconds,termination,"
+            "precision_switch_iteration,preprocessor_seconds,"
+            "residual_evaluation_seconds,jacobian_evaluation_seconds,"
+            "linear_solver_seconds,minimizer_seconds,postprocessor_seconds");
+  EXPECT_EQ(lines[0], kSummaryCsvHeader);
   const std::vector<std::string> fields = SplitFields(lines[1]);
-  ASSERT_EQ(fields.size(), 12u) << lines[1];
+  ASSERT_EQ(fields.size(), 19u) << lines[1];
   EXPECT_EQ(fields[0], "iterative_schur+schur_jacobi");
   EXPECT_EQ(fields[1], "double");
   EXPECT_EQ(fields[2], "synthetic-c8-p300-k3-seed38401");
@@ -182,6 +197,19 @@ TEST(ExampleCli, SyntheticRunWritesBothCsvFiles) {
   EXPECT_EQ(fields[8], "4");
   EXPECT_GT(std::stoll(fields[9]), 0);
   EXPECT_EQ(fields[11], "NO_CONVERGENCE");
+  EXPECT_EQ(fields[12], "-1");  // a Ceres solver never switches precision
+  // The time breakdown: every part >= 0, the parts of the minimizer within
+  // it, and preprocessor + minimizer + postprocessor within the total.
+  double times[7];
+  for (int k = 0; k < 7; ++k) {
+    times[k] = std::stod(fields[k == 0 ? 10 : 12 + k]);
+    EXPECT_GE(times[k], 0.0) << k;
+  }
+  const double total = times[0], preprocessor = times[1],
+               minimizer = times[5], postprocessor = times[6];
+  EXPECT_GT(times[3], 0.0);  // Jacobian evaluations
+  EXPECT_LE(times[2] + times[3] + times[4], minimizer);
+  EXPECT_LE(preprocessor + minimizer + postprocessor, total * (1 + 1e-9));
   // The last iteration row has the final cost.
   EXPECT_EQ(SplitFields(rows.back())[2], fields[7]);
 }
@@ -199,10 +227,64 @@ TEST(ExampleCli, SqrtSolverRowsNameSolverAndPrecision) {
       SplitLines(testing_util::ReadFile(summary));
   ASSERT_EQ(lines.size(), 2u);
   const std::vector<std::string> fields = SplitFields(lines[1]);
-  ASSERT_EQ(fields.size(), 12u);
+  ASSERT_EQ(fields.size(), 19u);
   EXPECT_EQ(fields[0], "sqrt_iterative_schur");
   EXPECT_EQ(fields[1], "single");
   EXPECT_EQ(fields[2], "valid_small.txt.bz2");
+  EXPECT_EQ(fields[12], "-1");  // this small problem stays in single precision
+  EXPECT_GT(std::stod(fields[16]), 0.0);  // linear solver time
+}
+
+// --write_bal writes the problem before normalization: reading the file gives
+// the same problem (and the same solve), and --write_bal_only stops there.
+TEST(ExampleCli, WriteBalWritesTheProblemBeforeNormalization) {
+  TempDir dir;
+  const std::string synthetic =
+      "--synthetic_num_cameras=6 --synthetic_num_points=200 "
+      "--synthetic_observations_per_point=3 "
+      "--synthetic_max_observations_per_point=5 ";
+  const std::string bal = dir.Path("synthetic.txt");
+  const CommandResult only = RunAdjuster(
+      synthetic + "--write_bal='" + bal + "' --write_bal_only", dir);
+  ASSERT_EQ(only.exit_code, 0) << only.err;
+  EXPECT_EQ(only.out.find("Solver Summary"), std::string::npos) << only.out;
+  EXPECT_NE(only.out.find("Wrote " + bal + ": 6 cameras, 200 points, "),
+            std::string::npos)
+      << only.out;
+  BalProblem written;
+  std::string error;
+  ASSERT_TRUE(BalProblem::Read(bal, BalReadOptions(), &written, &error))
+      << error;
+  EXPECT_EQ(written.num_cameras(), 6);
+  EXPECT_EQ(written.num_points(), 200);
+
+  // The same solve from the generator and from the file: the same trace.
+  const std::string flags = "--num_iterations=3 --robustify "
+                            "--linear_solver=sqrt_iterative_schur ";
+  const CommandResult generated = RunAdjuster(
+      synthetic + flags + "--csv='" + dir.Path("generated.csv") +
+          "' --write_bal='" + dir.Path("again.txt") + "'",
+      dir);
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  EXPECT_NE(generated.out.find("Solver Summary"), std::string::npos);
+  EXPECT_EQ(testing_util::ReadFile(dir.Path("again.txt")),
+            testing_util::ReadFile(bal));
+  const CommandResult from_file = RunAdjuster(
+      "--input='" + bal + "' " + flags + "--csv='" + dir.Path("file.csv") + "'",
+      dir);
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.err;
+  const std::vector<std::string> a =
+      SplitLines(testing_util::ReadFile(dir.Path("generated.csv")));
+  const std::vector<std::string> b =
+      SplitLines(testing_util::ReadFile(dir.Path("file.csv")));
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t r = 1; r < a.size(); ++r) {
+    const std::vector<std::string> fa = SplitFields(a[r]), fb = SplitFields(b[r]);
+    ASSERT_EQ(fa.size(), fb.size());
+    for (size_t c : {2u, 3u, 4u, 5u, 6u}) {  // cost ... linear iterations
+      EXPECT_EQ(fa[c], fb[c]) << "row " << r << " column " << c;
+    }
+  }
 }
 
 TEST(ExampleCli, PreprocessingAndPlyOutput) {

@@ -92,6 +92,48 @@ TEST(ExampleSyntheticProblem, HasTheRequestedShape) {
   for (int use : camera_use) EXPECT_GT(use, 0);
 }
 
+// Long tracks: each point's number of cameras drawn from a range, distinct
+// cameras, every length of the range used; a fixed length draws nothing more,
+// so its problems stay what they were.
+TEST(ExampleSyntheticProblem, TrackLengthsVaryWithinTheRange) {
+  SyntheticOptions options = SmallOptions();
+  options.num_cameras = 40;
+  options.num_points = 600;
+  options.observations_per_point = 10;
+  options.max_observations_per_point = 30;
+  std::string error;
+  BalProblem problem;
+  ASSERT_TRUE(MakeSyntheticProblem(options, &problem, &error)) << error;
+  std::vector<std::set<int>> cameras_of_point(options.num_points);
+  std::vector<int> observations_of_point(options.num_points, 0);
+  for (int i = 0; i < problem.num_observations(); ++i) {
+    cameras_of_point[problem.point_index()[i]].insert(problem.camera_index()[i]);
+    ++observations_of_point[problem.point_index()[i]];
+    EXPECT_GT(problem.ObservationDepth(i), 2.0);
+  }
+  std::set<int> lengths;
+  for (int j = 0; j < options.num_points; ++j) {
+    EXPECT_EQ(static_cast<int>(cameras_of_point[j].size()),
+              observations_of_point[j]);
+    EXPECT_GE(observations_of_point[j], 10);
+    EXPECT_LE(observations_of_point[j], 30);
+    lengths.insert(observations_of_point[j]);
+  }
+  EXPECT_EQ(lengths.size(), 21u);
+  // Uniform: the mean length is 20 (standard error about 0.25 here).
+  EXPECT_NEAR(problem.num_observations() / 600.0, 20.0, 1.5);
+  EXPECT_EQ(SyntheticProblemName(options), "synthetic-c40-p600-k10-30-seed7");
+
+  // max == min (or 0) is the fixed length, bit for bit.
+  SyntheticOptions fixed = SmallOptions();
+  BalProblem a, b;
+  ASSERT_TRUE(MakeSyntheticProblem(fixed, &a, &error)) << error;
+  fixed.max_observations_per_point = fixed.observations_per_point;
+  ASSERT_TRUE(MakeSyntheticProblem(fixed, &b, &error)) << error;
+  ExpectSame(a, b);
+  EXPECT_EQ(SyntheticProblemName(fixed), "synthetic-c12-p800-k4-seed7");
+}
+
 TEST(ExampleSyntheticProblem, NoiseAndOutliersAreAsAsked) {
   SyntheticOptions options = SmallOptions();
   options.num_points = 4000;
@@ -210,6 +252,12 @@ TEST(ExampleSyntheticProblem, RejectsBadOptions) {
        "of cameras (12), got 1"},
       {[](SyntheticOptions* o) { o->observations_per_point = 13; },
        "--synthetic_observations_per_point must be between 2"},
+      {[](SyntheticOptions* o) { o->max_observations_per_point = 3; },
+       "--synthetic_max_observations_per_point must be 0 or between "
+       "--synthetic_observations_per_point (4) and the number of cameras "
+       "(12), got 3"},
+      {[](SyntheticOptions* o) { o->max_observations_per_point = 13; },
+       "--synthetic_max_observations_per_point must be 0 or between"},
       {[](SyntheticOptions* o) { o->outlier_ratio = 1.5; },
        "--synthetic_outlier_ratio must be in [0, 1]"},
       {[](SyntheticOptions* o) { o->pixel_noise = -1.0; },

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""The evaluator against its floor: runs the Evaluate/ micro-benchmarks of
+build/benchmarks/kernels_benchmark (or reads their JSON output) and prints
+the ratios table of docs/benchmarks.md.
+
+    /usr/bin/python3 benchmarks/evaluator_ratios.py [--binary build/benchmarks/kernels_benchmark]
+    /usr/bin/python3 benchmarks/evaluator_ratios.py --json results/.../evaluator_benchmark.json
+
+For every problem and thread count: the floor (the user's cost and loss
+functions alone, kernels_benchmark.cc) and the evaluator's residual pass
+(Evaluator::EvaluateCost) and Jacobian pass (Evaluator::EvaluateJacobian with
+the gradient and the default linear solver's writer, single and double
+precision), real time per pass, and evaluator / floor.  Repetitions are
+interleaved at random (Google Benchmark's random interleaving) and the
+medians are used, so that a slow spell of the machine hits floor and
+evaluator alike.  The run takes about a minute.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_BINARY = os.path.join(REPO_ROOT, "build", "benchmarks", "kernels_benchmark")
+FILTER = "^Evaluate/"
+DEFAULT_REPETITIONS = 5
+JSON_NAME = "evaluator_benchmark.json"
+
+_NAME = re.compile(r"^Evaluate/([^/]+)/([^/]+)/threads:(\d+)")
+_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+# (column, numerator pass, denominator pass)
+RATIOS = (("residual", "evaluator_cost", "floor_residuals"),
+          ("jacobian_single", "evaluator_jacobian_single", "floor_jacobians"),
+          ("jacobian_double", "evaluator_jacobian_double", "floor_jacobians"))
+PROBLEM_ORDER = ("bal", "synthetic", "manifold")
+PASSES = ("floor_residuals", "evaluator_cost", "floor_jacobians",
+          "evaluator_jacobian_single", "evaluator_jacobian_double")
+
+
+def run_benchmark(binary, json_path, repetitions=DEFAULT_REPETITIONS, min_time=None,
+                  timeout=1800):
+    """Run the Evaluate/ benchmarks, JSON to json_path; CalledProcessError or
+    OSError when that fails."""
+    command = [binary, "--benchmark_filter=" + FILTER,
+               "--benchmark_repetitions=%d" % repetitions,
+               "--benchmark_enable_random_interleaving=true",
+               "--benchmark_report_aggregates_only=true",
+               "--benchmark_out_format=json", "--benchmark_out=" + json_path]
+    if min_time:
+        command.append("--benchmark_min_time=%g" % min_time)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                   timeout=timeout)
+    return json_path
+
+
+def times_ms(data):
+    """{(problem, pass, threads): real time per pass in ms} of a Google
+    Benchmark JSON document: the median aggregate where there is one, the
+    single run otherwise."""
+    values = {}  # in the order of the file; a median replaces a single run
+    for b in data.get("benchmarks", []):
+        match = _NAME.match(b.get("run_name") or b.get("name", ""))
+        if not match or "real_time" not in b:
+            continue
+        key = (match.group(1), match.group(2), int(match.group(3)))
+        value = b["real_time"] * _TO_MS.get(b.get("time_unit", "ns"), 1e-6)
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                values[key] = value
+        elif key not in values:
+            values[key] = value
+    return values
+
+
+def ratio_rows(data):
+    """One row per (problem, threads): the pass times (ms) and the ratios
+    (None where a pass is missing), in PROBLEM_ORDER and by threads."""
+    times = times_ms(data)
+    keys = []
+    for problem, _, threads in times:
+        if (problem, threads) not in keys:
+            keys.append((problem, threads))
+    # The benchmark's problem order (random interleaving shuffles the file),
+    # then threads.
+    keys.sort(key=lambda k: (PROBLEM_ORDER.index(k[0]) if k[0] in PROBLEM_ORDER
+                             else len(PROBLEM_ORDER), k[0], k[1]))
+    rows = []
+    for problem, threads in keys:
+        row = {"problem": problem, "threads": threads}
+        for p in PASSES:
+            row[p] = times.get((problem, p, threads))
+        for column, numerator, denominator in RATIOS:
+            a, b = row[numerator], row[denominator]
+            row[column] = a / b if a is not None and b else None
+        rows.append(row)
+    return rows
+
+
+def load(json_path):
+    """ratio_rows of a JSON file; None if it is missing or unreadable."""
+    try:
+        with open(json_path) as f:
+            return ratio_rows(json.load(f))
+    except (OSError, ValueError):
+        return None
+
+
+HEADERS = ("problem", "threads", "floor, residuals [ms]", "residual pass [ms]",
+           "residual / floor", "floor, Jacobians [ms]", "Jacobian pass, single [ms]",
+           "Jacobian single / floor", "Jacobian pass, double [ms]", "Jacobian double / floor")
+
+
+def _fmt(value, spec):
+    return "–" if value is None else spec % value
+
+
+def table_rows(rows):
+    """Cells of the markdown table, in HEADERS order."""
+    return [[row["problem"], str(row["threads"]),
+             _fmt(row["floor_residuals"], "%.3g"), _fmt(row["evaluator_cost"], "%.3g"),
+             _fmt(row["residual"], "%.2f"),
+             _fmt(row["floor_jacobians"], "%.3g"),
+             _fmt(row["evaluator_jacobian_single"], "%.3g"), _fmt(row["jacobian_single"], "%.2f"),
+             _fmt(row["evaluator_jacobian_double"], "%.3g"), _fmt(row["jacobian_double"], "%.2f")]
+            for row in rows]
+
+
+def markdown(rows):
+    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(rows)]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", default=DEFAULT_BINARY,
+                        help="kernels_benchmark (default: %(default)s)")
+    parser.add_argument("--json", help="read this JSON output instead of running")
+    parser.add_argument("--out", help="keep the JSON output of the run in this file "
+                                      "(default: a temporary file, removed)")
+    parser.add_argument("--repetitions", type=int, default=DEFAULT_REPETITIONS)
+    parser.add_argument("--min-time", type=float,
+                        help="--benchmark_min_time of each repetition (seconds)")
+    args = parser.parse_args(argv)
+    path = args.json
+    if path is None:
+        if args.out:
+            path = args.out
+        else:
+            handle, path = tempfile.mkstemp(suffix=".json")
+            os.close(handle)
+        try:
+            run_benchmark(args.binary, path, args.repetitions, args.min_time)
+        except (OSError, subprocess.SubprocessError) as error:
+            sys.exit("kernels_benchmark failed: %s" % error)
+    rows = load(path)
+    if args.json is None and args.out is None:
+        os.remove(path)
+    if not rows:
+        sys.exit("no Evaluate/ benchmarks in %s" % path)
+    print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Unit tests of the evaluator / floor ratios read from Google Benchmark's
+JSON output (a hand-made sample in testdata/)."""
+
+import json
+import os
+import sys
+import unittest
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(TESTS_DIR))
+
+import evaluator_ratios  # noqa: E402
+import targets  # noqa: E402
+
+SAMPLE = os.path.join(os.path.dirname(TESTS_DIR), "testdata", "evaluator_benchmark_sample.json")
+
+
+class RatiosTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rows = evaluator_ratios.load(SAMPLE)
+
+    def test_medians_in_milliseconds_and_ratios(self):
+        by_key = {(r["problem"], r["threads"]): r for r in self.rows}
+        self.assertEqual(list(by_key), [("bal", 1), ("synthetic", 1), ("manifold", 2)])
+        bal = by_key[("bal", 1)]
+        self.assertAlmostEqual(bal["residual"], 1.1)
+        self.assertAlmostEqual(bal["jacobian_single"], 1.1)
+        self.assertAlmostEqual(bal["evaluator_jacobian_double"], 12.5)  # from microseconds
+        self.assertAlmostEqual(bal["jacobian_double"], 1.25)
+        manifold = by_key[("manifold", 2)]
+        self.assertAlmostEqual(manifold["jacobian_single"], 2.3)
+        self.assertIsNone(manifold["jacobian_double"])  # that pass is missing
+        # Runs without aggregates (one repetition) count as they are.
+        synthetic = by_key[("synthetic", 1)]
+        self.assertAlmostEqual(synthetic["floor_residuals"], 5.0)
+        self.assertAlmostEqual(synthetic["residual"], 1.2)
+        self.assertIsNone(synthetic["jacobian_single"])
+
+    def test_markdown_table(self):
+        text = evaluator_ratios.markdown(self.rows)
+        lines = text.splitlines()
+        self.assertEqual(len(lines), 2 + 3)
+        self.assertIn("| bal | 1 | 1.6 | 1.76 | 1.10 | 10 | 11 | 1.10 | 12.5 | 1.25 |", lines)
+        self.assertIn("–", lines[4])
+
+    def test_targets_take_the_worst_row(self):
+        jacobian = targets.evaluate(next(t for t in targets.TARGETS
+                                         if t.key == "evaluator-jacobian-floor"), [], self.rows)
+        self.assertEqual((jacobian.count, jacobian.verdict), (2, "FAIL"))
+        self.assertAlmostEqual(jacobian.value, 2.3)
+        residual = targets.evaluate(next(t for t in targets.TARGETS
+                                         if t.key == "evaluator-residual-floor"), [], self.rows)
+        self.assertAlmostEqual(residual.value, 1.2)
+        self.assertEqual(residual.verdict, "FAIL")
+        missing = targets.evaluate(targets.TARGETS[-4], [], None)
+        self.assertEqual(missing.verdict, "n/a")
+
+    def test_unreadable_file_is_none(self):
+        self.assertIsNone(evaluator_ratios.load("/nonexistent/evaluator.json"))
+        self.assertEqual(evaluator_ratios.ratio_rows(json.loads('{"benchmarks": []}')), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
