@@ -51,13 +51,60 @@ std::string Address(const void* p) {
 }
 
 // The residual blocks as Problem::GetResidualBlocks lists them, each with
-// its parameter blocks as indices into ProblemStructure::parameter_blocks
-// (read once: Ceres copies them into a vector per call).
+// its cost and loss function and its parameter blocks as indices into
+// ProblemStructure::parameter_blocks (read once: every Ceres query touches
+// the residual block's own heap object).
 struct ResidualList {
   std::vector<ceres::ResidualBlockId> ids;
+  std::vector<const ceres::CostFunction*> cost_functions;
+  std::vector<const ceres::LossFunction*> loss_functions;
+  std::vector<int> num_residuals;
   std::vector<int> begin{0};  // ids.size() + 1
   std::vector<int> blocks;
 };
+
+// The per-residual-block queries, in parallel: cost and loss function, the
+// number of residuals and the parameter blocks (user pointers, flat, with
+// the count of each residual block in counts).
+void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context, ResidualList* list,
+                         std::vector<double*>* pointers, std::vector<int>* counts) {
+  const int n = static_cast<int>(list->ids.size());
+  list->cost_functions.resize(n);
+  list->loss_functions.resize(n);
+  list->num_residuals.resize(n);
+  counts->resize(n);
+  // Chunks of fixed size write their pointers into their own vector, which
+  // are concatenated in chunk order: the same result for any thread count.
+  constexpr int kChunk = 4096;
+  const int num_chunks = (n + kChunk - 1) / kChunk;
+  std::vector<std::vector<double*>> chunk_pointers(num_chunks);
+  auto query = [&](int cb, int ce) {
+    std::vector<double*> params;
+    for (int c = cb; c < ce; ++c) {
+      std::vector<double*>& out = chunk_pointers[c];
+      out.reserve(2 * kChunk);
+      for (int r = c * kChunk; r < std::min(n, (c + 1) * kChunk); ++r) {
+        const ceres::ResidualBlockId id = list->ids[r];
+        list->cost_functions[r] = problem.GetCostFunctionForResidualBlock(id);
+        list->loss_functions[r] = problem.GetLossFunctionForResidualBlock(id);
+        list->num_residuals[r] = list->cost_functions[r]->num_residuals();
+        problem.GetParameterBlocksForResidualBlock(id, &params);
+        (*counts)[r] = static_cast<int>(params.size());
+        out.insert(out.end(), params.begin(), params.end());
+      }
+    }
+  };
+  if (context != nullptr) {
+    context->For(num_chunks, 1, query);
+  } else {
+    query(0, num_chunks);
+  }
+  size_t total = 0;
+  for (const auto& chunk : chunk_pointers) total += chunk.size();
+  pointers->clear();
+  pointers->reserve(total);
+  for (const auto& chunk : chunk_pointers) pointers->insert(pointers->end(), chunk.begin(), chunk.end());
+}
 
 // Parameter blocks in the order of first use by the residual blocks (Ceres'
 // program order for blocks created by AddResidualBlock), then the unused ones
@@ -68,25 +115,50 @@ struct ResidualList {
 // are map lookups inside Ceres: they run in parallel.
 void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context, ProblemStructure* s,
                          ResidualList* residuals) {
-  std::vector<double*> by_address;
-  problem.GetParameterBlocks(&by_address);
   problem.GetResidualBlocks(&residuals->ids);
+  std::vector<double*> pointers;
+  std::vector<int> counts;
+  QueryResidualBlocks(problem, context, residuals, &pointers, &counts);
+  const int num_blocks = problem.NumParameterBlocks();
   std::vector<double*> blocks;
-  blocks.reserve(by_address.size());
-  s->index_of.reserve(by_address.size() * 2);
+  blocks.reserve(num_blocks);
+  s->index_of.reserve(num_blocks);
   auto add = [&](double* p) {
     const auto it = s->index_of.try_emplace(p, static_cast<int>(blocks.size()));
     if (it.second) blocks.push_back(p);
     return it.first->second;
   };
-  std::vector<double*> params;
   residuals->begin.reserve(residuals->ids.size() + 1);
-  for (ceres::ResidualBlockId id : residuals->ids) {
-    problem.GetParameterBlocksForResidualBlock(id, &params);
-    for (double* p : params) residuals->blocks.push_back(add(p));
-    residuals->begin.push_back(static_cast<int>(residuals->blocks.size()));
+  residuals->blocks.resize(pointers.size());
+  // Consecutive residual blocks often share a block in the same position (a
+  // BAL file lists observations by camera or by point): no hash lookup then.
+  constexpr int kRemembered = 4;
+  double* last_pointer[kRemembered] = {nullptr, nullptr, nullptr, nullptr};
+  int last_index[kRemembered] = {-1, -1, -1, -1};
+  size_t at = 0;
+  for (int count : counts) {
+    for (int i = 0; i < count; ++i, ++at) {
+      double* p = pointers[at];
+      if (i < kRemembered && p == last_pointer[i]) {
+        residuals->blocks[at] = last_index[i];
+        continue;
+      }
+      const int index = add(p);
+      residuals->blocks[at] = index;
+      if (i < kRemembered) {
+        last_pointer[i] = p;
+        last_index[i] = index;
+      }
+    }
+    residuals->begin.push_back(static_cast<int>(at));
   }
-  for (double* p : by_address) add(p);
+  // Blocks no residual block uses: only Problem::GetParameterBlocks lists
+  // them (a walk over Ceres' map of every block, skipped when none is unused).
+  if (static_cast<int>(blocks.size()) < num_blocks) {
+    std::vector<double*> by_address;
+    problem.GetParameterBlocks(&by_address);
+    for (double* p : by_address) add(p);
+  }
   const int n = static_cast<int>(blocks.size());
   s->parameter_blocks.resize(n);
   std::vector<char> bounded(n, 0);
@@ -188,7 +260,7 @@ bool CheckBoundsAreFeasible(const ProblemStructure& s, std::string* error) {
 // to the fixed cost, as Ceres removes them from its reduced program. Variable
 // blocks no residual block uses are not part of the reduced problem either
 // (Ceres removes them too): they are marked constant and keep their values.
-std::vector<ResidualBlockInfo> ReadResidualBlocks(const ceres::Problem& problem, const ResidualList& list,
+std::vector<ResidualBlockInfo> ReadResidualBlocks(const ResidualList& list,
                                                   ProblemStructure* s) {
   std::vector<ResidualBlockInfo> residuals;
   residuals.reserve(list.ids.size());
@@ -197,9 +269,9 @@ std::vector<ResidualBlockInfo> ReadResidualBlocks(const ceres::Problem& problem,
   for (size_t r = 0; r < list.ids.size(); ++r) {
     ResidualBlockInfo rb;
     rb.id = list.ids[r];
-    rb.cost_function = problem.GetCostFunctionForResidualBlock(rb.id);
-    rb.loss_function = problem.GetLossFunctionForResidualBlock(rb.id);
-    rb.num_residuals = rb.cost_function->num_residuals();
+    rb.cost_function = list.cost_functions[r];
+    rb.loss_function = list.loss_functions[r];
+    rb.num_residuals = list.num_residuals[r];
     rb.num_parameter_blocks = list.begin[r + 1] - list.begin[r];
     bool any_variable = false;
     for (int i = list.begin[r]; i < list.begin[r + 1]; ++i) {
@@ -497,7 +569,7 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
   if (!CheckParameterValuesAreFinite(s, error) || !CheckBoundsAreFeasible(s, error)) {
     return StructureStatus::kInvalid;
   }
-  std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(problem, list, &s);
+  std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(list, &s);
   std::vector<bool> is_landmark;
   if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, error) ||
       !CheckOneLandmarkPerResidual(s, residuals, is_landmark, error)) {
