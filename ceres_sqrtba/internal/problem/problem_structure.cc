@@ -1,15 +1,13 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <limits>
 #include <numeric>
 #include <sstream>
 
 #include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/independent_set.h"
+#include "ceres_sqrtba/internal/problem/problem_reader.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
@@ -48,258 +46,6 @@ std::string Address(const void* p) {
   std::ostringstream ss;
   ss << p;
   return ss.str();
-}
-
-// The residual blocks as Problem::GetResidualBlocks lists them, each with
-// its cost and loss function and its parameter blocks as indices into
-// ProblemStructure::parameter_blocks (read once: every Ceres query touches
-// the residual block's own heap object).
-struct ResidualList {
-  std::vector<ceres::ResidualBlockId> ids;
-  std::vector<const ceres::CostFunction*> cost_functions;
-  std::vector<const ceres::LossFunction*> loss_functions;
-  std::vector<int> num_residuals;
-  std::vector<int> begin{0};  // ids.size() + 1
-  std::vector<int> blocks;
-};
-
-// The per-residual-block queries, in parallel: cost and loss function, the
-// number of residuals and the parameter blocks (user pointers, flat, with
-// the count of each residual block in counts).
-void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context, ResidualList* list,
-                         std::vector<double*>* pointers, std::vector<int>* counts) {
-  const int n = static_cast<int>(list->ids.size());
-  list->cost_functions.resize(n);
-  list->loss_functions.resize(n);
-  list->num_residuals.resize(n);
-  counts->resize(n);
-  // Chunks of fixed size write their pointers into their own vector, which
-  // are concatenated in chunk order: the same result for any thread count.
-  constexpr int kChunk = 4096;
-  const int num_chunks = (n + kChunk - 1) / kChunk;
-  std::vector<std::vector<double*>> chunk_pointers(num_chunks);
-  auto query = [&](int cb, int ce) {
-    std::vector<double*> params;
-    for (int c = cb; c < ce; ++c) {
-      std::vector<double*>& out = chunk_pointers[c];
-      out.reserve(2 * kChunk);
-      for (int r = c * kChunk; r < std::min(n, (c + 1) * kChunk); ++r) {
-        const ceres::ResidualBlockId id = list->ids[r];
-        list->cost_functions[r] = problem.GetCostFunctionForResidualBlock(id);
-        list->loss_functions[r] = problem.GetLossFunctionForResidualBlock(id);
-        list->num_residuals[r] = list->cost_functions[r]->num_residuals();
-        problem.GetParameterBlocksForResidualBlock(id, &params);
-        (*counts)[r] = static_cast<int>(params.size());
-        out.insert(out.end(), params.begin(), params.end());
-      }
-    }
-  };
-  if (context != nullptr) {
-    context->For(num_chunks, 1, query);
-  } else {
-    query(0, num_chunks);
-  }
-  size_t total = 0;
-  for (const auto& chunk : chunk_pointers) total += chunk.size();
-  pointers->clear();
-  pointers->reserve(total);
-  for (const auto& chunk : chunk_pointers) pointers->insert(pointers->end(), chunk.begin(), chunk.end());
-}
-
-// Parameter blocks in the order of first use by the residual blocks (Ceres'
-// program order for blocks created by AddResidualBlock), then the unused ones
-// in the order Problem::GetParameterBlocks lists them. GetParameterBlocks
-// lists blocks by address, which changes from run to run; this order makes
-// the structure, the work partition and every sum the same in every run.
-// The per-block queries (sizes, manifold, constancy, 2 bounds per value)
-// are map lookups inside Ceres: they run in parallel.
-void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context, ProblemStructure* s,
-                         ResidualList* residuals) {
-  problem.GetResidualBlocks(&residuals->ids);
-  std::vector<double*> pointers;
-  std::vector<int> counts;
-  QueryResidualBlocks(problem, context, residuals, &pointers, &counts);
-  const int num_blocks = problem.NumParameterBlocks();
-  std::vector<double*> blocks;
-  blocks.reserve(num_blocks);
-  s->index_of.reserve(num_blocks);
-  auto add = [&](double* p) {
-    const auto it = s->index_of.try_emplace(p, static_cast<int>(blocks.size()));
-    if (it.second) blocks.push_back(p);
-    return it.first->second;
-  };
-  residuals->begin.reserve(residuals->ids.size() + 1);
-  residuals->blocks.resize(pointers.size());
-  // Consecutive residual blocks often share a block in the same position (a
-  // BAL file lists observations by camera or by point): no hash lookup then.
-  constexpr int kRemembered = 4;
-  double* last_pointer[kRemembered] = {nullptr, nullptr, nullptr, nullptr};
-  int last_index[kRemembered] = {-1, -1, -1, -1};
-  size_t at = 0;
-  for (int count : counts) {
-    for (int i = 0; i < count; ++i, ++at) {
-      double* p = pointers[at];
-      if (i < kRemembered && p == last_pointer[i]) {
-        residuals->blocks[at] = last_index[i];
-        continue;
-      }
-      const int index = add(p);
-      residuals->blocks[at] = index;
-      if (i < kRemembered) {
-        last_pointer[i] = p;
-        last_index[i] = index;
-      }
-    }
-    residuals->begin.push_back(static_cast<int>(at));
-  }
-  // Blocks no residual block uses: only Problem::GetParameterBlocks lists
-  // them (a walk over Ceres' map of every block, skipped when none is unused).
-  if (static_cast<int>(blocks.size()) < num_blocks) {
-    std::vector<double*> by_address;
-    problem.GetParameterBlocks(&by_address);
-    for (double* p : by_address) add(p);
-  }
-  const int n = static_cast<int>(blocks.size());
-  s->parameter_blocks.resize(n);
-  std::vector<char> bounded(n, 0);
-  auto read = [&](int b, int e) {
-    for (int i = b; i < e; ++i) {
-      ParameterBlockInfo& pb = s->parameter_blocks[i];
-      pb.user_values = blocks[i];
-      pb.size = problem.ParameterBlockSize(blocks[i]);
-      pb.tangent_size = problem.ParameterBlockTangentSize(blocks[i]);
-      pb.manifold = problem.GetManifold(blocks[i]);
-      // A block with an empty tangent space cannot move: Ceres treats it as
-      // constant, and so do we.
-      pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;
-      for (int k = 0; k < pb.size && !bounded[i]; ++k) {
-        bounded[i] = problem.GetParameterLowerBound(blocks[i], k) > -std::numeric_limits<double>::max() ||
-                     problem.GetParameterUpperBound(blocks[i], k) < std::numeric_limits<double>::max();
-      }
-    }
-  };
-  if (context != nullptr) {
-    context->For(n, 1024, read);
-  } else {
-    read(0, n);
-  }
-  for (int i = 0; i < n; ++i) {
-    if (!bounded[i]) continue;
-    ParameterBlockInfo& pb = s->parameter_blocks[i];
-    pb.bounds_offset = static_cast<int>(s->lower_bounds.size());
-    for (int k = 0; k < pb.size; ++k) {
-      s->lower_bounds.push_back(problem.GetParameterLowerBound(blocks[i], k));
-      s->upper_bounds.push_back(problem.GetParameterUpperBound(blocks[i], k));
-    }
-  }
-}
-
-// "   1.5 nan 2 ": the values as Ceres prints them in its messages.
-std::string ValuesString(const double* values, int size) {
-  std::string out;
-  char buffer[32];
-  for (int i = 0; i < size; ++i) {
-    std::snprintf(buffer, sizeof(buffer), "%12g ", values[i]);
-    out += buffer;
-  }
-  return out;
-}
-
-// As Ceres checks the user's values before it solves: every parameter block
-// of the problem, constant or not, used or not, must be finite.
-bool CheckParameterValuesAreFinite(const ProblemStructure& s, std::string* error) {
-  for (const ParameterBlockInfo& pb : s.parameter_blocks) {
-    for (int k = 0; k < pb.size; ++k) {
-      if (std::isfinite(pb.user_values[k])) continue;
-      char head[160];
-      std::snprintf(head, sizeof(head),
-                    "ParameterBlock: %p with size %d has at least one invalid value.\n"
-                    "First invalid value is at index: %d.\nParameter block values: ",
-                    static_cast<const void*>(pb.user_values), pb.size, k);
-      *error = head + ValuesString(pb.user_values, pb.size);
-      return false;
-    }
-  }
-  return true;
-}
-
-// As Ceres checks bounds before it solves, on every block of the problem:
-// a constant block must start inside its box (Ceres cannot move it there),
-// a variable one must have a non-empty box (lower < upper).
-bool CheckBoundsAreFeasible(const ProblemStructure& s, std::string* error) {
-  for (const ParameterBlockInfo& pb : s.parameter_blocks) {
-    if (pb.bounds_offset < 0) continue;
-    const double* lower = s.lower_bounds.data() + pb.bounds_offset;
-    const double* upper = s.upper_bounds.data() + pb.bounds_offset;
-    for (int k = 0; k < pb.size; ++k) {
-      const double v = pb.user_values[k];
-      char head[320];
-      if (pb.is_constant && (v < lower[k] || v > upper[k])) {
-        std::snprintf(head, sizeof(head),
-                      "ParameterBlock: %p with size %d has at least one infeasible value.\n"
-                      "First infeasible value is at index: %d.\n"
-                      "Lower bound: %e, value: %e, upper bound: %e\nParameter block values: ",
-                      static_cast<const void*>(pb.user_values), pb.size, k, lower[k], v, upper[k]);
-      } else if (!pb.is_constant && lower[k] >= upper[k]) {
-        std::snprintf(head, sizeof(head),
-                      "ParameterBlock: %p with size %d has at least one infeasible bound.\n"
-                      "First infeasible bound is at index: %d.\n"
-                      "Lower bound: %e, upper bound: %e\nParameter block values: ",
-                      static_cast<const void*>(pb.user_values), pb.size, k, lower[k], upper[k]);
-      } else {
-        continue;
-      }
-      *error = head + ValuesString(pb.user_values, pb.size);
-      return false;
-    }
-  }
-  return true;
-}
-
-// The residual blocks with at least one variable block; the others only add
-// to the fixed cost, as Ceres removes them from its reduced program. Variable
-// blocks no residual block uses are not part of the reduced problem either
-// (Ceres removes them too): they are marked constant and keep their values.
-std::vector<ResidualBlockInfo> ReadResidualBlocks(const ResidualList& list,
-                                                  ProblemStructure* s) {
-  std::vector<ResidualBlockInfo> residuals;
-  residuals.reserve(list.ids.size());
-  s->residual_parameters.reserve(list.blocks.size());
-  std::vector<bool> used(s->parameter_blocks.size(), false);
-  for (size_t r = 0; r < list.ids.size(); ++r) {
-    ResidualBlockInfo rb;
-    rb.id = list.ids[r];
-    rb.cost_function = list.cost_functions[r];
-    rb.loss_function = list.loss_functions[r];
-    rb.num_residuals = list.num_residuals[r];
-    rb.num_parameter_blocks = list.begin[r + 1] - list.begin[r];
-    bool any_variable = false;
-    for (int i = list.begin[r]; i < list.begin[r + 1]; ++i) {
-      any_variable |= !s->parameter_blocks[list.blocks[i]].is_constant;
-    }
-    if (!any_variable) {
-      FixedResidualBlock fixed;
-      fixed.id = rb.id;
-      fixed.index = static_cast<int>(r);
-      fixed.cost_function = rb.cost_function;
-      fixed.loss_function = rb.loss_function;
-      for (int i = list.begin[r]; i < list.begin[r + 1]; ++i) {
-        fixed.parameters.push_back(s->parameter_blocks[list.blocks[i]].user_values);
-      }
-      s->fixed_residual_blocks.push_back(std::move(fixed));
-      continue;
-    }
-    rb.parameter_begin = static_cast<int>(s->residual_parameters.size());
-    for (int i = list.begin[r]; i < list.begin[r + 1]; ++i) {
-      s->residual_parameters.push_back(list.blocks[i]);
-      used[list.blocks[i]] = true;
-    }
-    residuals.push_back(rb);
-  }
-  for (size_t i = 0; i < used.size(); ++i) {
-    if (!used[i]) s->parameter_blocks[i].is_constant = true;
-  }
-  return residuals;
 }
 
 // Landmarks: the variable blocks of elimination group 0 of a user ordering
@@ -564,12 +310,8 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       const ceres::ParameterBlockOrdering* ordering,
                                       ProblemStructure* out, std::string* error, ParallelContext* context) {
   ProblemStructure s;
-  ResidualList list;
-  ReadParameterBlocks(problem, context, &s, &list);
-  if (!CheckParameterValuesAreFinite(s, error) || !CheckBoundsAreFeasible(s, error)) {
-    return StructureStatus::kInvalid;
-  }
-  std::vector<ResidualBlockInfo> residuals = ReadResidualBlocks(list, &s);
+  std::vector<ResidualBlockInfo> residuals;
+  if (!ReadProblem(problem, context, &s, &residuals, error)) return StructureStatus::kInvalid;
   std::vector<bool> is_landmark;
   if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, error) ||
       !CheckOneLandmarkPerResidual(s, residuals, is_landmark, error)) {

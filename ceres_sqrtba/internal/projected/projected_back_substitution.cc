@@ -22,11 +22,8 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
     double* yl = t + max_d;
     double sum = 0.0;
     for (int g = gb; g < ge; ++g) {
-      const Group& grp = s_.groups[g];
-      const int d = grp.landmark_size;
-      const int m = layout_.rows[g];
-      const int cw = layout_.camera_width[g];
-      const int hs = cw + d;
+      const int m = layout_.rows[g], d = layout_.landmark_size[g], cw = layout_.camera_width[g];
+      const int hs = layout_.hot_stride(g);
       const Scalar* h = hot(g);
       const Scalar* c = cold(g);
       DCHECK_LE(m, max_m);
@@ -52,7 +49,7 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
           for (int j = k + 1; j < d; ++j) v -= r[k * d + j] * yl[j];
           yl[k] = r[k * d + k] != 0.0 ? v / r[k * d + k] : 0.0;
         }
-        double* out = y + s_.parameter_blocks[grp.landmark].tangent_offset;
+        double* out = y + s_.parameter_blocks[s_.groups[g].landmark].tangent_offset;
         for (int k = 0; k < d; ++k) out[k] = yl[k];
       }
       // |J_b y|^2 over the observation rows, directly.

@@ -77,13 +77,13 @@ struct ProjectedBlockLayout {
   static constexpr int kLandmark = -2;
   static constexpr int kConstant = -1;
 
-  // Scalars per hot row of group g: compact camera columns, then Q1's row.
   int64_t AllocatedBytes() const {
     return VectorBytes(rows) + VectorBytes(camera_width) + VectorBytes(landmark_size) + VectorBytes(hot_offset) +
            VectorBytes(cold_offset) + VectorBytes(r_offset) + VectorBytes(segment_begin) + VectorBytes(segments) +
            VectorBytes(items) + VectorBytes(entry_item_begin) + VectorBytes(entry_items) +
            VectorBytes(uniform_sizes) + VectorBytes(column) + VectorBytes(work);
   }
+  // Scalars per hot row of group g: compact camera columns, then Q1's row.
   int hot_stride(int g) const { return camera_width[g] + landmark_size[g]; }
   // Scalars per cold row of group g: the landmark columns, then the residual.
   int cold_stride(int g) const { return landmark_size[g] + 1; }

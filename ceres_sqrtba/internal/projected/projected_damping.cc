@@ -28,17 +28,14 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
     double* t = sl + max_d;
     if (visitor != nullptr) visitor->BeginChunk(chunk);
     for (int g = gb; g < ge; ++g) {
-      const Group& grp = s_.groups[g];
-      const int d = grp.landmark_size;
-      const int m = layout_.rows[g];
-      const int cw = layout_.camera_width[g];
-      const int hs = cw + d;
+      const int m = layout_.rows[g], d = layout_.landmark_size[g], cw = layout_.camera_width[g];
+      const int hs = layout_.hot_stride(g);
       Scalar* h = hot(g);
       const Scalar* c = cold(g);
       DCHECK_LE(m, max_m);
       DCHECK_LE(d, max_d);
       if (d > 0) {
-        const double* src = dvec + s_.parameter_blocks[grp.landmark].tangent_offset;
+        const double* src = dvec + s_.parameter_blocks[s_.groups[g].landmark].tangent_offset;
         for (int k = 0; k < d; ++k) sl[k] = src[k];
         auto store = [&](int i, int k, double v) {
           q1[i * d + k] = v;
