@@ -194,6 +194,38 @@ inline void WithBlockOps(int rows, int cols, Fn&& fn) {
   });
 }
 
+// t = a * pj: the tangent Jacobian (m x ts) from the ambient one (m x S,
+// row-major) and the manifold's PlusJacobian (S x ts, row-major). Every
+// entry sums over the ambient index in increasing order, whatever the path.
+// Common manifold sizes run with the sizes fixed, so that a row's sums stay
+// in registers (quaternion 4 -> 3, pose 7 -> 6, quaternion + 6 (the BAL
+// camera with a quaternion) 10 -> 9); others in the general loop.
+template <int S, int T>
+void FixedTangentJacobian(int m, const double* __restrict a, const double* __restrict pj, double* __restrict t) {
+  for (int rr = 0; rr < m; ++rr) {
+    double acc[T];
+    for (int c = 0; c < T; ++c) acc[c] = 0.0;
+    for (int k = 0; k < S; ++k) {
+      const double w = a[rr * S + k];
+      for (int c = 0; c < T; ++c) acc[c] += w * pj[k * T + c];
+    }
+    for (int c = 0; c < T; ++c) t[rr * T + c] = acc[c];
+  }
+}
+
+void TangentJacobian(int m, int size, int ts, const double* a, const double* pj, double* t) {
+  if (size == 4 && ts == 3) return FixedTangentJacobian<4, 3>(m, a, pj, t);
+  if (size == 7 && ts == 6) return FixedTangentJacobian<7, 6>(m, a, pj, t);
+  if (size == 10 && ts == 9) return FixedTangentJacobian<10, 9>(m, a, pj, t);
+  for (int rr = 0; rr < m; ++rr) {
+    for (int c = 0; c < ts; ++c) {
+      double v = 0.0;
+      for (int k = 0; k < size; ++k) v += a[rr * size + k] * pj[k * ts + c];
+      t[rr * ts + c] = v;
+    }
+  }
+}
+
 // The cost function objects are the user's, one heap object per residual
 // block: reading the next ones' virtual tables ahead hides a cache miss per
 // residual block that otherwise stalls the evaluation.
@@ -281,16 +313,9 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
           }
           if (pb.manifold != nullptr) {
             // Tangent Jacobian = ambient Jacobian * PlusJacobian.
-            const double* a = sc.cost_jacobians[i];
-            const double* pj = plus_jacobians_.data() + plus_jacobian_offset_[p];
-            double* t = const_cast<double*>(sc.out_jacobians[i]);
-            for (int rr = 0; rr < m; ++rr) {
-              for (int c = 0; c < pb.tangent_size; ++c) {
-                double v = 0.0;
-                for (int a_i = 0; a_i < pb.size; ++a_i) v += a[rr * pb.size + a_i] * pj[a_i * pb.tangent_size + c];
-                t[rr * pb.tangent_size + c] = v;
-              }
-            }
+            TangentJacobian(m, pb.size, pb.tangent_size, sc.cost_jacobians[i],
+                            plus_jacobians_.data() + plus_jacobian_offset_[p],
+                            const_cast<double*>(sc.out_jacobians[i]));
           }
         }
         if (!ok) break;

@@ -1,0 +1,218 @@
+// Evaluator against ceres::Problem::Evaluate on the same problem: the cost,
+// the gradient and the Jacobian in tangent space, with manifolds of the sizes
+// that take the fixed-size PlusJacobian products (quaternion 4 -> 3, pose
+// 7 -> 6, quaternion + 6 = 10 -> 9) and of sizes that take the general loop
+// (a subset manifold 5 -> 4), with and without a robust loss.
+//
+// Both compute J_tangent = J_ambient * PlusJacobian and the same sums, in
+// possibly different orders: the tolerance is a few units in the last place
+// of the entries' magnitudes (1e-12 relative to the largest entry).
+#include "ceres_sqrtba/internal/evaluation/evaluator.h"
+
+#include <algorithm>
+#include <functional>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "gtest/gtest.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+// r = A(camera) (x_point - c(camera)) - b: a smooth residual of 2 rows that
+// depends on every ambient coordinate of the camera block and the point.
+class CameraPointCost : public ceres::CostFunction {
+ public:
+  CameraPointCost(int camera_size, unsigned seed) {
+    set_num_residuals(2);
+    mutable_parameter_block_sizes()->push_back(camera_size);
+    mutable_parameter_block_sizes()->push_back(3);
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> n(0.0, 1.0);
+    b_[0] = n(rng);
+    b_[1] = n(rng);
+  }
+  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
+    const int cs = parameter_block_sizes()[0];
+    const double* c = parameters[0];
+    const double* x = parameters[1];
+    // r_i = sum_k c_k * w_ik(x) - b_i with w_ik = sin(k + i + x_(k mod 3)).
+    for (int i = 0; i < 2; ++i) {
+      double r = -b_[i];
+      for (int k = 0; k < cs; ++k) r += c[k] * std::sin(k + i + x[k % 3]);
+      residuals[i] = r;
+    }
+    if (jacobians == nullptr) return true;
+    if (jacobians[0] != nullptr) {
+      for (int i = 0; i < 2; ++i) {
+        for (int k = 0; k < cs; ++k) jacobians[0][i * cs + k] = std::sin(k + i + x[k % 3]);
+      }
+    }
+    if (jacobians[1] != nullptr) {
+      for (int i = 0; i < 2; ++i) {
+        double d[3] = {0.0, 0.0, 0.0};
+        for (int k = 0; k < cs; ++k) d[k % 3] += c[k] * std::cos(k + i + x[k % 3]);
+        for (int j = 0; j < 3; ++j) jacobians[1][i * 3 + j] = d[j];
+      }
+    }
+    return true;
+  }
+
+ private:
+  double b_[2];
+};
+
+// Records every tangent Jacobian block the evaluator writes, by (residual
+// block, parameter block). Write is called from the evaluating threads.
+class RecordingWriter : public JacobianWriter {
+ public:
+  explicit RecordingWriter(const ProblemStructure& s) : s_(s) {}
+  void Write(int, int, int, int residual, const double*, const double* const* jacobians) override {
+    const ResidualBlockInfo& rb = s_.residual_blocks[residual];
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+      if (jacobians[i] == nullptr) continue;
+      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]];
+      blocks[{rb.id, pb.user_values}] =
+          std::vector<double>(jacobians[i], jacobians[i] + rb.num_residuals * pb.tangent_size);
+    }
+  }
+  std::map<std::pair<ceres::ResidualBlockId, const double*>, std::vector<double>> blocks;
+
+ private:
+  const ProblemStructure& s_;
+  std::mutex mutex_;
+};
+
+struct ManifoldCase {
+  const char* name;
+  int camera_size;
+  std::function<ceres::Manifold*()> make;  // null: no manifold
+};
+
+std::vector<ManifoldCase> Cases() {
+  return {
+      {"none", 9, nullptr},
+      {"quaternion 4->3", 4, [] { return new ceres::QuaternionManifold; }},
+      {"pose 7->6", 7,
+       [] { return new ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<3>>(); }},
+      {"quaternion + 6, 10->9", 10,
+       [] { return new ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>>(); }},
+      {"subset 5->4", 5, [] { return new ceres::SubsetManifold(5, {2}); }},
+  };
+}
+
+class EvaluatorAgainstCeres : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(EvaluatorAgainstCeres, CostGradientAndJacobian) {
+  const ManifoldCase c = Cases()[std::get<0>(GetParam())];
+  const bool robust = std::get<1>(GetParam());
+  SCOPED_TRACE(c.name);
+  std::mt19937 rng(11);
+  std::normal_distribution<double> n(0.0, 1.0);
+  const int num_cameras = 4, num_points = 30;
+  std::vector<std::vector<double>> cameras(num_cameras, std::vector<double>(c.camera_size));
+  std::vector<std::vector<double>> points(num_points, std::vector<double>(3));
+  for (auto& cam : cameras) {
+    for (double& v : cam) v = n(rng);
+    if (c.camera_size == 4 || c.camera_size == 7 || c.camera_size == 10) {
+      // A unit quaternion first, as the quaternion manifold expects.
+      const double norm = std::sqrt(cam[0] * cam[0] + cam[1] * cam[1] + cam[2] * cam[2] + cam[3] * cam[3]);
+      for (int k = 0; k < 4; ++k) cam[k] /= norm;
+    }
+  }
+  for (auto& p : points) {
+    for (double& v : p) v = n(rng);
+  }
+  ceres::Problem::Options po;
+  po.cost_function_ownership = ceres::TAKE_OWNERSHIP;
+  ceres::Problem problem(po);
+  std::vector<ceres::ResidualBlockId> ids;
+  unsigned seed = 1;
+  for (int p = 0; p < num_points; ++p) {
+    for (int cam = 0; cam < num_cameras; ++cam) {
+      if ((p + cam) % 3 == 0) continue;  // not every camera sees every point
+      ids.push_back(problem.AddResidualBlock(new CameraPointCost(c.camera_size, seed++),
+                                             robust ? new ceres::CauchyLoss(0.5) : nullptr, cameras[cam].data(),
+                                             points[p].data()));
+    }
+  }
+  if (c.make) {
+    for (auto& cam : cameras) problem.SetManifold(cam.data(), c.make());
+  }
+
+  ProblemStructure s;
+  std::string error;
+  ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+  ParallelContext context(2);
+  WorkPartition partition(static_cast<int>(s.groups.size()), {}, 4, 1);
+  Evaluator evaluator(s, partition, &context);
+  const std::vector<double> x = StateFromUser(s);
+  double cost = 0.0;
+  std::vector<double> gradient(s.num_effective_parameters);
+  RecordingWriter writer(s);
+  ASSERT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost, gradient.data(), &writer)) << evaluator.error();
+
+  // Ceres, over the blocks in the evaluator's state order.
+  ceres::Problem::EvaluateOptions eo;
+  for (int p : s.variable_blocks) eo.parameter_blocks.push_back(s.parameter_blocks[p].user_values);
+  eo.residual_blocks = ids;
+  double ceres_cost = 0.0;
+  std::vector<double> ceres_gradient;
+  ceres::CRSMatrix jacobian;
+  ASSERT_TRUE(problem.Evaluate(eo, &ceres_cost, nullptr, &ceres_gradient, &jacobian));
+  EXPECT_NEAR(cost, ceres_cost, 1e-12 * ceres_cost);
+  ASSERT_EQ(ceres_gradient.size(), gradient.size());
+  const double gmax = std::max(1.0, *std::max_element(ceres_gradient.begin(), ceres_gradient.end(),
+                                                      [](double a, double b) { return std::abs(a) < std::abs(b); }));
+  for (size_t i = 0; i < gradient.size(); ++i) {
+    EXPECT_NEAR(gradient[i], ceres_gradient[i], 1e-12 * std::abs(gmax)) << "gradient entry " << i;
+  }
+
+  // The Jacobian: Ceres' rows are the residual blocks in `ids` order, its
+  // columns the tangent coordinates in state order, as the evaluator's.
+  // Ceres applies the loss correction to its Jacobian too.
+  std::vector<double> dense(static_cast<size_t>(jacobian.num_rows) * jacobian.num_cols, 0.0);
+  for (int r = 0; r < jacobian.num_rows; ++r) {
+    for (int k = jacobian.rows[r]; k < jacobian.rows[r + 1]; ++k) {
+      dense[static_cast<size_t>(r) * jacobian.num_cols + jacobian.cols[k]] = jacobian.values[k];
+    }
+  }
+  int row = 0;
+  int checked = 0;
+  for (ceres::ResidualBlockId id : ids) {
+    std::vector<double*> blocks;
+    problem.GetParameterBlocksForResidualBlock(id, &blocks);
+    for (double* block : blocks) {
+      const ParameterBlockInfo& pb = s.parameter_blocks[s.index_of.at(block)];
+      const auto it = writer.blocks.find({id, block});
+      ASSERT_NE(it, writer.blocks.end());
+      for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < pb.tangent_size; ++j) {
+          const double expected = dense[static_cast<size_t>(row + i) * jacobian.num_cols + pb.tangent_offset + j];
+          EXPECT_NEAR(it->second[i * pb.tangent_size + j], expected, 1e-12 * std::max(1.0, std::abs(expected)))
+              << "residual row " << row + i << ", tangent column " << j;
+          ++checked;
+        }
+      }
+    }
+    row += 2;
+  }
+  const int camera_tangent = c.make ? std::unique_ptr<ceres::Manifold>(c.make())->TangentSize() : c.camera_size;
+  EXPECT_EQ(checked, static_cast<int>(ids.size()) * 2 * (3 + camera_tangent));
+}
+
+INSTANTIATE_TEST_SUITE_P(Manifolds, EvaluatorAgainstCeres,
+                         ::testing::Combine(::testing::Range(0, 5), ::testing::Bool()));
+
+}  // namespace
+}  // namespace internal
+}  // namespace ceres_sqrtba
