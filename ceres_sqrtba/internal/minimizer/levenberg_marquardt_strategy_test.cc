@@ -14,15 +14,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "null_jacobian_writer.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
-
-class NullWriter : public JacobianWriter {
- public:
-  void Write(int, int, int, int, const double*, const double* const*) override {}
-};
 
 // Records what the strategy asks; answers with scripted column norms and step.
 class FakeSolver : public LinearSolver {
@@ -57,7 +53,7 @@ class FakeSolver : public LinearSolver {
   double eta = 0.0;
 
  private:
-  NullWriter writer_;
+  testing::NullJacobianWriter writer_;
 };
 
 LinearSolverSummary Step(LevenbergMarquardtStrategy* lm, FakeSolver* solver,

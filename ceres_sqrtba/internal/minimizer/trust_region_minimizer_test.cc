@@ -6,16 +6,25 @@
 #include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 #include "gtest/gtest.h"
+#include "null_jacobian_writer.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
 
-class NullWriter : public JacobianWriter {
- public:
-  void Write(int, int, int, int, const double*, const double* const*) override {}
-};
+// The trust-region loop from the structure's initial state, silent.
+ceres::Solver::Summary RunMinimizer(const ceres::Solver::Options& options, const ProblemStructure& s,
+                                    Evaluator* evaluator, PrecisionPolicy* precision) {
+  MinimizerContext ctx;
+  ctx.options = &options;
+  ctx.is_silent = true;
+  std::vector<double> x = StateFromUser(s);
+  ceres::Solver::Summary summary;
+  MinimizerStatistics stats;
+  Minimize(ctx, s, evaluator, precision, x.data(), &summary, &stats);
+  return summary;
+}
 
 // Fails every solve (as a PCG that met rho = 0 would).
 class FailingSolver : public LinearSolver {
@@ -36,7 +45,7 @@ class FailingSolver : public LinearSolver {
   int solves = 0;
 
  private:
-  NullWriter writer_;
+  testing::NullJacobianWriter writer_;
 };
 
 TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
@@ -60,13 +69,7 @@ TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
   ceres::Solver::Options options;
   options.max_num_consecutive_invalid_steps = 3;
   options.logging_type = ceres::SILENT;
-  MinimizerContext ctx;
-  ctx.options = &options;
-  ctx.is_silent = true;
-  std::vector<double> x = StateFromUser(s);
-  ceres::Solver::Summary summary;
-  MinimizerStatistics stats;
-  Minimize(ctx, s, &evaluator, &precision, x.data(), &summary, &stats);
+  const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_EQ(summary.message,
             "Number of consecutive invalid steps more than "
@@ -132,13 +135,7 @@ TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
       [](Precision, std::string*) { return true; });
   ceres::Solver::Options options;
   options.max_num_iterations = 20;
-  MinimizerContext ctx;
-  ctx.options = &options;
-  ctx.is_silent = true;
-  std::vector<double> x = StateFromUser(s);
-  ceres::Solver::Summary summary;
-  MinimizerStatistics stats;
-  Minimize(ctx, s, &evaluator, &precision, x.data(), &summary, &stats);
+  const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
   EXPECT_EQ(doubles_made, 1);
   EXPECT_EQ(wild_solves, 5);
   EXPECT_EQ(precision.current(), DOUBLE_PRECISION);
