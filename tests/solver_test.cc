@@ -128,9 +128,10 @@ TEST(Solver, SummaryFilledAsCeresFillsIt) {
   o.num_threads = 1000;  // capped at the machine, as Ceres caps it
   const Runs runs = SolveAll(ba, o, [](SyntheticBa* b, ceres::Problem* p) {
     AddReprojectionResiduals(b, p, new ceres::HuberLoss(1.0));
-    std::vector<double>* fixed = new std::vector<double>{2.0};  // leaks into the test's lifetime only
-    p->AddParameterBlock(fixed->data(), 1);
-    p->SetParameterBlockConstant(fixed->data());
+    // A constant block without residuals; it outlives all three problems.
+    static double fixed[1] = {2.0};
+    p->AddParameterBlock(fixed, 1);
+    p->SetParameterBlockConstant(fixed);
   });
   const ceres::Solver::Summary& c = runs.ceres;
   const ceres::Solver::Summary& s = runs.sqrt_double;

@@ -60,14 +60,21 @@ void EvaluationNotifier::Call(bool evaluate_jacobians, bool new_evaluation_point
   }
 }
 
+bool EvaluationNotifier::Active() const {
+  return problem_ != nullptr && (known_ ? callback_ != nullptr : trigger_ != nullptr);
+}
+
 void EvaluationNotifier::Prepare(const double* x, bool evaluate_jacobians, bool new_evaluation_point) {
-  if (problem_ == nullptr || (known_ && callback_ == nullptr) || (!known_ && trigger_ == nullptr)) return;
+  if (!Active()) return;
+  const bool same = !last_point_.empty() && std::equal(last_point_.begin(), last_point_.end(), x);
+  if (!same) last_point_.assign(x, x + s_.num_parameters);
   StateToUser(s_, x);
-  Call(evaluate_jacobians, new_evaluation_point);
+  Call(evaluate_jacobians, new_evaluation_point || !same);
 }
 
 void EvaluationNotifier::PrepareForFixedCost() {
-  if (problem_ == nullptr || (known_ && callback_ == nullptr) || (!known_ && trigger_ == nullptr)) return;
+  if (!Active()) return;
+  last_point_.clear();  // the user's values, not a state vector
   Call(false, true);
 }
 

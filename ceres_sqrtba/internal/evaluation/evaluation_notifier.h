@@ -12,8 +12,11 @@
 //   the cost at every candidate point                                  (false, true)
 //   the Jacobian at an accepted candidate (the same point)             (true,  false)
 //   every trial point of the projected line search (bounded problems)  (true,  true)
-// A switch to double precision re-evaluates the Jacobian at the same point:
-// (true, false).
+// A switch to double precision re-evaluates the Jacobian at the current
+// point: (true, false) when that was the last point prepared, (true, true)
+// when a candidate was evaluated since. The notifier remembers the last
+// point it prepared and never says "same point" for another one, whatever
+// its caller asks.
 //
 // Ceres 2.2 lets us read the callback (Problem::options()). Ceres 2.1 does not;
 // there the notifier writes the point to the user's blocks and has Ceres call
@@ -43,12 +46,15 @@ class EvaluationNotifier {
   EvaluationNotifier(const ceres::Problem* problem, const ProblemStructure& s);
 
   // Before an evaluation at state x (ambient state vector).
+  // new_evaluation_point = false is honoured only when x is the point of the
+  // last call.
   void Prepare(const double* x, bool evaluate_jacobians, bool new_evaluation_point);
   // Before the fixed cost: the user's blocks already hold the point.
   void PrepareForFixedCost();
 
  private:
   void Call(bool evaluate_jacobians, bool new_evaluation_point);
+  bool Active() const;
 
   const ceres::Problem* problem_;
   const ProblemStructure& s_;
@@ -57,6 +63,7 @@ class EvaluationNotifier {
   ceres::ResidualBlockId trigger_ = nullptr;  // 2.1: the block that makes Ceres call it
   std::vector<double*> jacobians_;  // 2.1: the trigger's Jacobians (null for constant blocks)
   std::vector<double> jacobian_values_;
+  std::vector<double> last_point_;  // the state of the last Prepare (empty: none)
 };
 
 }  // namespace internal
