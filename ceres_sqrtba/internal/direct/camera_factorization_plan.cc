@@ -11,8 +11,14 @@ CameraFactorizationPlan::CameraFactorizationPlan(const ProblemStructure& s,
     : pattern_(s) {
   if (factorization == DENSE_FACTORIZATION) return;
   sparse_ = PlanSparseCholesky(pattern_);
-  dense_ = factorization == AUTOMATIC_FACTORIZATION && sparse_.error.empty() &&
-           DenseFlops(pattern_.num_parameters()) <= kDenseFlopRatio * sparse_.flops;
+  if (factorization == SPARSE_FACTORIZATION) {
+    dense_ = false;
+    if (!sparse_.error.empty()) error_ = "SQRT_SPARSE_SCHUR with SPARSE_FACTORIZATION: " + sparse_.error;
+    return;
+  }
+  // AUTOMATIC: a sparse plan that failed leaves the dense factorization
+  // (whose memory the caller still checks).
+  dense_ = !sparse_.error.empty() || DenseFlops(pattern_.num_parameters()) <= kDenseFlopRatio * sparse_.flops;
 }
 
 double CameraFactorizationPlan::DenseFlops(int64_t n) {

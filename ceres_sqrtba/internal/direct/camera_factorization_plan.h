@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/direct/camera_cholesky.h"
@@ -43,6 +44,11 @@ class CameraFactorizationPlan {
   const ReducedCameraPattern& pattern() const { return pattern_; }
   bool dense() const { return dense_; }
   const SparseCholeskyPlan& sparse() const { return sparse_; }
+  // Non-empty when the factorization asked for cannot be planned
+  // (SPARSE_FACTORIZATION whose ordering failed): the solve fails with it
+  // before anything large is allocated. AUTOMATIC_FACTORIZATION falls back to
+  // the dense factorization instead.
+  const std::string& error() const { return error_; }
 
   // Bytes of the reduced camera matrix (W, values, scalar pattern) and of
   // its factorization (dense: n^2 doubles; sparse: the estimate of CHOLMOD's
@@ -57,6 +63,7 @@ class CameraFactorizationPlan {
   ReducedCameraPattern pattern_;
   bool dense_ = true;
   SparseCholeskyPlan sparse_;
+  std::string error_;
 };
 
 }  // namespace internal

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <new>
 
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/common/memory.h"
@@ -29,11 +28,10 @@ int64_t MarginalizedRowsSize(const ProblemStructure& s) {
 constexpr int kPrefetchDistance = 2;
 
 // Uninitialized (every group's W is written by its thin QR's visit before it
-// is read), in 2 MiB pages when large: first touched in parallel.
+// is read), in 2 MiB pages when large: first touched in parallel. A failed
+// allocation throws AllocationFailure (common/memory.h).
 double* AllocateDoubles(int64_t n) {
-  double* p = static_cast<double*>(AllocateLarge(std::max<int64_t>(1, n) * static_cast<int64_t>(sizeof(double))));
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
+  return static_cast<double*>(AllocateLarge(std::max<int64_t>(1, n) * static_cast<int64_t>(sizeof(double))));
 }
 
 }  // namespace

@@ -88,6 +88,9 @@ bool Evaluator::ComputePlusJacobians(const double* x) {
     const ParameterBlockInfo& pb = s_.parameter_blocks[p];
     if (pb.manifold == nullptr) continue;
     double* out = plus_jacobians_.data() + plus_jacobian_offset_[p];
+    // As Ceres: an entry the manifold leaves unwritten is caught below, not
+    // taken from the previous point.
+    std::fill(out, out + pb.size * pb.tangent_size, std::numeric_limits<double>::quiet_NaN());
     if (!pb.manifold->PlusJacobian(x + pb.state_offset, out)) {
       error_ = "The manifold of the " + NameOf(pb.user_values) + " failed to compute its PlusJacobian.";
       return false;

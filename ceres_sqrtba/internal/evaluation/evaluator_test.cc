@@ -213,6 +213,55 @@ TEST_P(EvaluatorAgainstCeres, CostGradientAndJacobian) {
 INSTANTIATE_TEST_SUITE_P(Manifolds, EvaluatorAgainstCeres,
                          ::testing::Combine(::testing::Range(0, 5), ::testing::Bool()));
 
+// A manifold whose PlusJacobian stops writing its output once `forget` is
+// set (and still says it succeeded).
+class ForgetfulManifold : public ceres::Manifold {
+ public:
+  int AmbientSize() const override { return 3; }
+  int TangentSize() const override { return 3; }
+  bool Plus(const double* x, const double* delta, double* x_plus_delta) const override {
+    for (int i = 0; i < 3; ++i) x_plus_delta[i] = x[i] + delta[i];
+    return true;
+  }
+  bool PlusJacobian(const double*, double* jacobian) const override {
+    if (forget) return true;
+    for (int i = 0; i < 9; ++i) jacobian[i] = i % 4 == 0 ? 1.0 : 0.0;
+    return true;
+  }
+  bool Minus(const double* y, const double* x, double* y_minus_x) const override {
+    for (int i = 0; i < 3; ++i) y_minus_x[i] = y[i] - x[i];
+    return true;
+  }
+  bool MinusJacobian(const double*, double* jacobian) const override {
+    for (int i = 0; i < 9; ++i) jacobian[i] = i % 4 == 0 ? 1.0 : 0.0;
+    return true;
+  }
+  bool forget = false;
+};
+
+// An entry the manifold leaves unwritten is an error naming the block, never
+// the value of the previous point.
+TEST(Evaluator, PlusJacobianEntriesLeftUnwrittenAreAnError) {
+  std::vector<double> camera(3, 0.5), point = {0.1, 0.2, 0.3};
+  ceres::Problem problem;
+  problem.AddResidualBlock(new CameraPointCost(3, 1), nullptr, camera.data(), point.data());
+  ForgetfulManifold* manifold = new ForgetfulManifold;
+  problem.SetManifold(camera.data(), manifold);
+  ProblemStructure s;
+  std::string error;
+  ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+  ParallelContext context(1);
+  WorkPartition partition(static_cast<int>(s.groups.size()), {}, 1, 1);
+  Evaluator evaluator(s, partition, &context);
+  const std::vector<double> x = StateFromUser(s);
+  double cost = 0.0;
+  ASSERT_TRUE(evaluator.EvaluateCost(x.data(), &cost)) << evaluator.error();
+  manifold->forget = true;
+  EXPECT_FALSE(evaluator.EvaluateCost(x.data(), &cost));
+  EXPECT_NE(evaluator.error().find("PlusJacobian with a value that is not finite"), std::string::npos)
+      << evaluator.error();
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace ceres_sqrtba

@@ -71,11 +71,7 @@ class Minimizer {
         if (!HandleInvalidStep()) return Fail();
         continue;
       }
-      if (s_.is_constrained && o_.max_num_line_search_step_size_iterations > 0) {
-        // Ceres' projected line search enforces the bounds along the step.
-        line_search_->Search(o_, x_, x_cost_, gradient_, &delta_, stats_, summary_);
-      }
-      ComputeCandidatePointAndEvaluateCost();
+      SearchLineAndEvaluateCandidate();
       if (precision_->CanSwitchToDouble()) {
         // A float step can be short because PCG stopped at float's rounding
         // level, and then passes the tolerance tests as well as a step at a
@@ -84,20 +80,14 @@ class Minimizer {
         // double, and the solve continues in double. When double does not
         // fit, the float step stands.
         std::string unused;
-        const char* met = (had_successful_step_ &&
-                           ParameterToleranceMet(StepNorm(), x_.norm(), o_.parameter_tolerance, &unused))
-                              ? "parameter"
-                          : FunctionToleranceMet(x_cost_ - candidate_cost_, x_cost_, o_.function_tolerance,
-                                                 &unused)
-                              ? "function"
-                              : nullptr;
+        const char* met = ToleranceMet(StepNorm(), x_cost_ - candidate_cost_, &unused);
         if (met != nullptr) {
           const std::string reason = std::string("the ") + met +
                                      " tolerance was met by a float step (convergence is only declared "
                                      "on a double precision step)";
           if (!RecomputeStepInDouble(reason, /*required=*/false)) return Fail();
           if (precision_->current() == DOUBLE_PRECISION && it_.step_is_valid) {
-            ComputeCandidatePointAndEvaluateCost();
+            SearchLineAndEvaluateCandidate();
           }
           if (!it_.step_is_valid) {
             if (!HandleInvalidStep()) return Fail();
@@ -110,9 +100,7 @@ class Minimizer {
       // then); 2.2 also leaves step_norm at 0 until then.
       if (had_successful_step_ || !kStepNormOnlyAfterFirstSuccess) it_.step_norm = StepNorm();
       it_.cost_change = x_cost_ - candidate_cost_;
-      if ((had_successful_step_ &&
-           ParameterToleranceMet(it_.step_norm, x_.norm(), o_.parameter_tolerance, &summary_->message)) ||
-          FunctionToleranceMet(it_.cost_change, x_cost_, o_.function_tolerance, &summary_->message)) {
+      if (ToleranceMet(it_.step_norm, it_.cost_change, &summary_->message) != nullptr) {
         summary_->termination_type = ceres::CONVERGENCE;
         return;
       }
@@ -391,6 +379,26 @@ class Minimizer {
     it_.relative_decrease = 0.0;
     it_.eta = o_.eta;
     return MaybeSwitchAfterRejections();
+  }
+
+  // Which of Ceres' step tolerances (parameter, then function) this step
+  // meets, with Ceres' message; nullptr when none. The parameter tolerance
+  // applies once a step has been accepted.
+  const char* ToleranceMet(double step_norm, double cost_change, std::string* message) const {
+    if (had_successful_step_ && ParameterToleranceMet(step_norm, x_.norm(), o_.parameter_tolerance, message)) {
+      return "parameter";
+    }
+    if (FunctionToleranceMet(cost_change, x_cost_, o_.function_tolerance, message)) return "function";
+    return nullptr;
+  }
+
+  // The candidate x + delta and its cost; on bounded problems Ceres'
+  // projected line search first shortens delta to keep the bounds.
+  void SearchLineAndEvaluateCandidate() {
+    if (s_.is_constrained && o_.max_num_line_search_step_size_iterations > 0) {
+      line_search_->Search(o_, x_, x_cost_, gradient_, &delta_, stats_, summary_);
+    }
+    ComputeCandidatePointAndEvaluateCost();
   }
 
   void ComputeCandidatePointAndEvaluateCost() {

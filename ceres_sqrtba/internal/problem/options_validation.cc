@@ -107,7 +107,6 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
   // The preconditioner means nothing to the direct SQRT_SPARSE_SCHUR; the
   // forcing sequence and the iteration limits are checked for both, as Ceres
   // checks them for every linear solver.
-  // preconditioner) mean nothing to the direct SQRT_SPARSE_SCHUR.
   const bool iterative = options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR;
   if (options.precision != DOUBLE_PRECISION && options.precision != SINGLE_PRECISION) {
     *error = Violation("precision", static_cast<int>(options.precision), "is one of",

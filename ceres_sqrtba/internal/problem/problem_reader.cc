@@ -144,14 +144,32 @@ void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context
   } else {
     read(0, n);
   }
+  // The bounded blocks' bounds, packed in block order: offsets by a serial
+  // prefix sum over sizes, the values (lookups in Ceres' block map) in
+  // parallel.
+  int num_bounds = 0;
   for (int i = 0; i < n; ++i) {
     if (!bounded[i]) continue;
-    ParameterBlockInfo& pb = s->parameter_blocks[i];
-    pb.bounds_offset = static_cast<int>(s->lower_bounds.size());
-    for (int k = 0; k < pb.size; ++k) {
-      s->lower_bounds.push_back(problem.GetParameterLowerBound(blocks[i], k));
-      s->upper_bounds.push_back(problem.GetParameterUpperBound(blocks[i], k));
+    s->parameter_blocks[i].bounds_offset = num_bounds;
+    num_bounds += s->parameter_blocks[i].size;
+  }
+  if (num_bounds == 0) return;
+  s->lower_bounds.resize(num_bounds);
+  s->upper_bounds.resize(num_bounds);
+  auto read_bounds = [&](int b, int e) {
+    for (int i = b; i < e; ++i) {
+      if (!bounded[i]) continue;
+      const ParameterBlockInfo& pb = s->parameter_blocks[i];
+      for (int k = 0; k < pb.size; ++k) {
+        s->lower_bounds[pb.bounds_offset + k] = problem.GetParameterLowerBound(blocks[i], k);
+        s->upper_bounds[pb.bounds_offset + k] = problem.GetParameterUpperBound(blocks[i], k);
+      }
     }
+  };
+  if (context != nullptr) {
+    context->For(n, 1024, read_bounds);
+  } else {
+    read_bounds(0, n);
   }
 }
 

@@ -78,8 +78,11 @@ MemoryPlan PlanMemory(const ProblemStructure& s, const LinearSolverFactory& fact
   return plan;
 }
 
-std::string Describe(const MemoryPlan& plan, const LinearSolverFactory& factory) {
-  return Capitalized(factory.WhatRequiredBytesCounts()) + " (" + FormatBytes(plan.storage) +
+// "The landmark blocks (X), ..." or, for a switch, "In double precision, the
+// landmark blocks (X), ...": what MemoryBudget::Fits names.
+std::string Describe(const MemoryPlan& plan, const LinearSolverFactory& factory, bool for_switch = false) {
+  const std::string counts = factory.WhatRequiredBytesCounts();
+  return (for_switch ? "In double precision, " + counts : Capitalized(counts)) + " (" + FormatBytes(plan.storage) +
          "), the problem structure and its layout (" + FormatBytes(plan.structure) + ") and the vectors (" +
          FormatBytes(plan.vectors) + ")";
 }
@@ -150,6 +153,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   // Memory: checked before the landmark storage is allocated.
   LinearSolverFactory factory(s, options);
   if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
+  if (!factory.PlanError().empty()) return fail(factory.PlanError());
   const MemoryBudget budget(options.memory_limit_in_bytes);
   const MemoryPlan plan = PlanMemory(s, factory, options.precision);
   if (!budget.Fits(plan.Total(), Describe(plan, factory), &error)) return fail(error);
@@ -169,11 +173,8 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   PrecisionPolicy precision(
       options.precision, [&](Precision p) { return factory.Create(p, &context); },
       [&](Precision p, std::string* why) {
-        const int64_t need = PlanMemory(s, factory, p).Total();
-        if (budget.limit() <= 0 || need <= budget.limit()) return true;
-        *why = "Double precision would need " + FormatBytes(need) + " for " + factory.WhatRequiredBytesCounts() +
-               ", the structure and the vectors but only " + FormatBytes(budget.limit()) + " may be used.";
-        return false;
+        const MemoryPlan switched = PlanMemory(s, factory, p);
+        return budget.Fits(switched.Total(), Describe(switched, factory, /*for_switch=*/true), why);
       });
 
   std::vector<double> state = StateFromUser(s);

@@ -57,6 +57,8 @@ LinearSolverFactory::~LinearSolverFactory() = default;
 
 bool LinearSolverFactory::dense_factorization() const { return direct_plan_ != nullptr && direct_plan_->dense(); }
 
+std::string LinearSolverFactory::PlanError() const { return direct_plan_ != nullptr ? direct_plan_->error() : ""; }
+
 int64_t LinearSolverFactory::RequiredBytes(Precision precision) const {
   const bool single = precision == SINGLE_PRECISION;
   if (projected()) {

@@ -50,6 +50,9 @@ class LinearSolverFactory {
   bool sparse() const { return sparse_; }
   // SQRT_SPARSE_SCHUR: whether the reduced camera matrix is factored densely.
   bool dense_factorization() const;
+  // Why the solver cannot be built (empty: it can), known before any large
+  // allocation.
+  std::string PlanError() const;
   bool projected() const { return projected_layout_ != nullptr; }
   const WorkPartition& partition() const { return partition_; }
 
