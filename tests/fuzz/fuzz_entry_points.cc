@@ -2,6 +2,7 @@
 
 #include <bzlib.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,25 @@ using examples::BalReadOptions;
 
 void Check(bool condition, const std::string& what) {
   if (!condition) Violated(what);
+}
+
+// Messages name blocks by address, as Ceres' do; two runs build their own
+// problems, so the same block has a different address in each: "0x..."
+// compares as one token.
+std::string WithoutAddresses(const std::string& message) {
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    const bool address = message.compare(i, 2, "0x") == 0 && i + 2 < message.size() &&
+                         std::isxdigit(static_cast<unsigned char>(message[i + 2]));
+    if (address) {
+      out += "0x?";
+      i += 2;
+      while (i + 1 < message.size() && std::isxdigit(static_cast<unsigned char>(message[i + 1]))) ++i;
+      continue;
+    }
+    out += message[i];
+  }
+  return out;
 }
 
 bool AllFinite(const std::vector<double>& values) {
@@ -296,7 +316,8 @@ SolveOutcome FuzzSolve(const uint8_t* data, size_t size) {
   const SolveRun& a = outcome.runs[0];
   const SolveRun& b = outcome.runs[3];
   Check(a.stage == b.stage && a.error == b.error && a.termination == b.termination &&
-            a.message == b.message && a.num_iterations == b.num_iterations &&
+            WithoutAddresses(a.message) == WithoutAddresses(b.message) &&
+            a.num_iterations == b.num_iterations &&
             std::memcmp(&a.initial_cost, &b.initial_cost, sizeof(double)) == 0 &&
             std::memcmp(&a.final_cost, &b.final_cost, sizeof(double)) == 0 &&
             SameBits(solved_double.parameters(), solved_double2.parameters()),
