@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "ceres_sqrtba/internal/common/finite.h"
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
@@ -238,15 +239,18 @@ constexpr int kPrefetchDistance = 4;
 
 bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
                          JacobianWriter* writer) {
-  const bool want_jacobian = writer != nullptr || gradient != nullptr;
+  const bool jacobians = writer != nullptr || gradient != nullptr;
   const int nc = s_.num_camera_parameters;
   if (gradient != nullptr) {
     std::fill(gradient, gradient + s_.num_effective_parameters, 0.0);
   }
-  context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
+  // The chunk's work, with "Jacobians or not" fixed at compile time: the
+  // residual pass (every candidate point) carries none of the Jacobian
+  // pass's branches.
+  auto evaluate_chunk = [&](auto jacobian_pass, int chunk, int gbegin, int gend) {
+    constexpr bool want_jacobian = decltype(jacobian_pass)::value;
     Scratch& sc = scratch_[chunk];
-    double* camera_gradient =
-        gradient != nullptr ? chunk_camera_gradient_[chunk] : nullptr;
+    double* camera_gradient = want_jacobian && gradient != nullptr ? chunk_camera_gradient_[chunk] : nullptr;
     if (camera_gradient != nullptr) std::fill(camera_gradient, camera_gradient + nc, 0.0);
     double chunk_cost = 0.0;
     std::string& error = chunk_error_[chunk];
@@ -271,9 +275,10 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
         for (int i = 0; i < rb.num_parameter_blocks; ++i) {
           const ParameterBlockInfo& pb = s_.parameter_blocks[blocks[i]];
           sc.parameters[i] = pb.is_constant ? pb.user_values : x + pb.state_offset;
+          if (!want_jacobian) continue;
           sc.cost_jacobians[i] = nullptr;
           sc.out_jacobians[i] = nullptr;
-          if (!want_jacobian || pb.is_constant) continue;
+          if (pb.is_constant) continue;
           double* tangent = sc.tangent.data() + tangent_used;
           tangent_used += m * pb.tangent_size;
           sc.out_jacobians[i] = tangent;
@@ -356,7 +361,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             correction.CorrectResiduals(m, res);
           }
         }
-        if (gradient != nullptr) {
+        if (want_jacobian && gradient != nullptr) {
           for (int i = 0; i < rb.num_parameter_blocks; ++i) {
             if (sc.out_jacobians[i] == nullptr) continue;
             const ParameterBlockInfo& pb = s_.parameter_blocks[blocks[i]];
@@ -365,11 +370,20 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             WithBlockOps(m, pb.tangent_size, [&](auto ops) { ops.AddTransposeTimes(sc.out_jacobians[i], res, g); });
           }
         }
-        if (writer != nullptr) writer->Write(g, k - group.residual_begin, row, r, res, sc.out_jacobians.data());
+        if (want_jacobian && writer != nullptr) {
+          writer->Write(g, k - group.residual_begin, row, r, res, sc.out_jacobians.data());
+        }
         row += m;
       }
     }
     chunk_cost_[chunk] = chunk_cost;
+  };
+  context_->ForChunks(partition_, [&](int chunk, int gbegin, int gend) {
+    if (jacobians) {
+      evaluate_chunk(std::true_type(), chunk, gbegin, gend);
+    } else {
+      evaluate_chunk(std::false_type(), chunk, gbegin, gend);
+    }
   });
   double total = 0.0;
   // The first failure in chunk order: the same message for any number of
