@@ -102,7 +102,14 @@ TEST_P(CameraBlockSumTest, EveryContributionReachesItsCamera) {
         groups += s.camera_groups[k] + 1;
         count += 1;
         entries += s.camera_group_entry[k];
-        columns += s.camera_group_column[k] + 1;
+        // The camera's column in its group: the tangent sizes of the
+        // group's cameras before it.
+        const Group& group = s.groups[s.camera_groups[k]];
+        int column = 0;
+        for (int e = group.camera_begin; e < s.camera_group_entry[k]; ++e) {
+          column += s.parameter_blocks[s.group_cameras[e]].tangent_size;
+        }
+        columns += column + 1;
       }
       const double* acc = out.data() + sum.offset(static_cast<int>(c));
       SCOPED_TRACE(::testing::Message() << "camera " << c << ", " << threads << " threads");

@@ -220,19 +220,15 @@ void IndexCameras(ProblemStructure* s) {
   std::partial_sum(camera_count.begin(), camera_count.end(), camera_count.begin());
   s->camera_group_begin = camera_count;
   s->camera_groups.resize(camera_count.back());
-  s->camera_group_column.resize(camera_count.back());
   s->camera_group_entry.resize(camera_count.back());
   std::vector<int> fill(camera_count.begin(), camera_count.end() - 1);
   for (size_t gi = 0; gi < s->groups.size(); ++gi) {
     const Group& g = s->groups[gi];
-    int column = 0;
     for (int c = g.camera_begin; c < g.camera_end; ++c) {
       const ParameterBlockInfo& pb = s->parameter_blocks[s->group_cameras[c]];
       const int slot = fill[pb.camera_index]++;
       s->camera_groups[slot] = static_cast<int>(gi);
-      s->camera_group_column[slot] = column;
       s->camera_group_entry[slot] = c;
-      column += pb.tangent_size;
     }
   }
 }
@@ -295,7 +291,7 @@ int64_t ProblemStructure::AllocatedBytes() const {
                   VectorBytes(fixed_residual_blocks) + VectorBytes(lower_bounds) + VectorBytes(upper_bounds) +
                   VectorBytes(groups) + VectorBytes(group_residuals) + VectorBytes(group_cameras) +
                   VectorBytes(landmarks) + VectorBytes(cameras) + VectorBytes(variable_blocks) +
-                  VectorBytes(camera_group_begin) + VectorBytes(camera_groups) + VectorBytes(camera_group_column) +
+                  VectorBytes(camera_group_begin) + VectorBytes(camera_groups) +
                   VectorBytes(camera_group_entry);
   for (const FixedResidualBlock& fixed : fixed_residual_blocks) bytes += VectorBytes(fixed.parameters);
   // The hash map: a bucket pointer each, and a node (key, value, next) per block.

@@ -112,7 +112,6 @@ struct ProblemStructure {
   // For every camera, the groups that see it: flat CSR over camera_index.
   std::vector<int> camera_group_begin;  // size cameras.size() + 1
   std::vector<int> camera_groups;       // group index
-  std::vector<int> camera_group_column; // column offset of the camera in the group
   std::vector<int> camera_group_entry;  // index into group_cameras
 
   // What Ceres reports as the Schur structure.
