@@ -127,6 +127,26 @@ decltype(auto) DispatchResidualBlockSize(int rows, int cols, Fn&& fn) {
   return fn(DynamicSizes());
 }
 
+// A manifold's (ambient, tangent) sizes, for the product of an ambient
+// Jacobian with the manifold's PlusJacobian: fn(ManifoldSizes<a, t>()) for
+// the quaternion (4 -> 3), a pose with a quaternion (7 -> 6) and BAL's camera
+// with a quaternion (10 -> 9), fn(ManifoldSizes<kDynamic, kDynamic>())
+// otherwise.
+template <int kAmbientSize, int kTangentSize>
+struct ManifoldSizes {
+  static constexpr int kAmbient = kAmbientSize;
+  static constexpr int kTangent = kTangentSize;
+  static constexpr bool kFixed = kAmbient != kDynamic;
+};
+
+template <typename Fn>
+decltype(auto) DispatchManifoldSizes(int ambient, int tangent, Fn&& fn) {
+  if (ambient == 4 && tangent == 3) return fn(ManifoldSizes<4, 3>());
+  if (ambient == 7 && tangent == 6) return fn(ManifoldSizes<7, 6>());
+  if (ambient == 10 && tangent == 9) return fn(ManifoldSizes<10, 9>());
+  return fn(ManifoldSizes<kDynamic, kDynamic>());
+}
+
 }  // namespace internal
 }  // namespace ceres_sqrtba
 

@@ -201,9 +201,8 @@ inline void WithBlockOps(int rows, int cols, Fn&& fn) {
 // t = a * pj: the tangent Jacobian (m x ts) from the ambient one (m x S,
 // row-major) and the manifold's PlusJacobian (S x ts, row-major). Every
 // entry sums over the ambient index in increasing order, whatever the path.
-// Common manifold sizes run with the sizes fixed, so that a row's sums stay
-// in registers (quaternion 4 -> 3, pose 7 -> 6, quaternion + 6 (the BAL
-// camera with a quaternion) 10 -> 9); others in the general loop.
+// The manifold sizes of DispatchManifoldSizes run with the sizes fixed, so
+// that a row's sums stay in registers; others in the general loop.
 template <int S, int T>
 void FixedTangentJacobian(int m, const double* __restrict a, const double* __restrict pj, double* __restrict t) {
   for (int rr = 0; rr < m; ++rr) {
@@ -218,16 +217,20 @@ void FixedTangentJacobian(int m, const double* __restrict a, const double* __res
 }
 
 void TangentJacobian(int m, int size, int ts, const double* a, const double* pj, double* t) {
-  if (size == 4 && ts == 3) return FixedTangentJacobian<4, 3>(m, a, pj, t);
-  if (size == 7 && ts == 6) return FixedTangentJacobian<7, 6>(m, a, pj, t);
-  if (size == 10 && ts == 9) return FixedTangentJacobian<10, 9>(m, a, pj, t);
-  for (int rr = 0; rr < m; ++rr) {
-    for (int c = 0; c < ts; ++c) {
-      double v = 0.0;
-      for (int k = 0; k < size; ++k) v += a[rr * size + k] * pj[k * ts + c];
-      t[rr * ts + c] = v;
+  DispatchManifoldSizes(size, ts, [&](auto sizes) {
+    using Sizes = decltype(sizes);
+    if constexpr (Sizes::kFixed) {
+      FixedTangentJacobian<Sizes::kAmbient, Sizes::kTangent>(m, a, pj, t);
+    } else {
+      for (int rr = 0; rr < m; ++rr) {
+        for (int c = 0; c < ts; ++c) {
+          double v = 0.0;
+          for (int k = 0; k < size; ++k) v += a[rr * size + k] * pj[k * ts + c];
+          t[rr * ts + c] = v;
+        }
+      }
     }
-  }
+  });
 }
 
 // The cost function objects are the user's, one heap object per residual
