@@ -14,6 +14,7 @@
 #include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/solver.h"
+#include "euclidean3_manifold.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -298,27 +299,12 @@ TEST(Reliability, NonFiniteValueInABlockWithoutResidualsIsRefusedAsCeresRefusesI
 // A manifold whose PlusJacobian fails beyond a threshold, on a weak prior's
 // block: as in Ceres, a candidate there counts as a step of infinite cost
 // (rejected, the radius shrinks), not as a failure of the solve.
-class FencedEuclidean : public ceres::Manifold {
+class FencedEuclidean : public testing::Euclidean3Manifold {
  public:
   explicit FencedEuclidean(double fence) : fence_(fence) {}
-  int AmbientSize() const override { return 3; }
-  int TangentSize() const override { return 3; }
-  bool Plus(const double* x, const double* delta, double* x_plus_delta) const override {
-    for (int k = 0; k < 3; ++k) x_plus_delta[k] = x[k] + delta[k];
-    return true;
-  }
   bool PlusJacobian(const double* x, double* jacobian) const override {
     if (x[0] > fence_) return false;
-    for (int k = 0; k < 9; ++k) jacobian[k] = k % 4 == 0 ? 1.0 : 0.0;
-    return true;
-  }
-  bool Minus(const double* y, const double* x, double* y_minus_x) const override {
-    for (int k = 0; k < 3; ++k) y_minus_x[k] = y[k] - x[k];
-    return true;
-  }
-  bool MinusJacobian(const double*, double* jacobian) const override {
-    for (int k = 0; k < 9; ++k) jacobian[k] = k % 4 == 0 ? 1.0 : 0.0;
-    return true;
+    return Euclidean3Manifold::PlusJacobian(x, jacobian);
   }
 
  private:

@@ -21,6 +21,7 @@
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "euclidean3_manifold.h"
 #include "gtest/gtest.h"
 
 namespace ceres_sqrtba {
@@ -215,26 +216,11 @@ INSTANTIATE_TEST_SUITE_P(Manifolds, EvaluatorAgainstCeres,
 
 // A manifold whose PlusJacobian stops writing its output once `forget` is
 // set (and still says it succeeded).
-class ForgetfulManifold : public ceres::Manifold {
+class ForgetfulManifold : public testing::Euclidean3Manifold {
  public:
-  int AmbientSize() const override { return 3; }
-  int TangentSize() const override { return 3; }
-  bool Plus(const double* x, const double* delta, double* x_plus_delta) const override {
-    for (int i = 0; i < 3; ++i) x_plus_delta[i] = x[i] + delta[i];
-    return true;
-  }
-  bool PlusJacobian(const double*, double* jacobian) const override {
+  bool PlusJacobian(const double* x, double* jacobian) const override {
     if (forget) return true;
-    for (int i = 0; i < 9; ++i) jacobian[i] = i % 4 == 0 ? 1.0 : 0.0;
-    return true;
-  }
-  bool Minus(const double* y, const double* x, double* y_minus_x) const override {
-    for (int i = 0; i < 3; ++i) y_minus_x[i] = y[i] - x[i];
-    return true;
-  }
-  bool MinusJacobian(const double*, double* jacobian) const override {
-    for (int i = 0; i < 9; ++i) jacobian[i] = i % 4 == 0 ? 1.0 : 0.0;
-    return true;
+    return Euclidean3Manifold::PlusJacobian(x, jacobian);
   }
   bool forget = false;
 };
