@@ -189,9 +189,19 @@ struct BlockOps {
   }
 };
 
-// Calls fn(BlockOps<R, C>) with the sizes fixed where they are common.
+// Calls fn(BlockOps<R, C>) with the sizes fixed where they are common: the
+// tangent sizes of fixed_size_dispatch.h, and for the cost function's own
+// (ambient) Jacobians the ambient sizes of the manifolds of
+// DispatchManifoldSizes (a quaternion, a pose, a quaternion camera).
 template <typename Fn>
 inline void WithBlockOps(int rows, int cols, Fn&& fn) {
+  if (rows == 2) {
+    switch (cols) {
+      case 4: return fn(BlockOps<2, 4>{rows, cols});
+      case 10: return fn(BlockOps<2, 10>{rows, cols});
+      default: break;
+    }
+  }
   DispatchResidualBlockSize(rows, cols, [&](auto sizes) {
     using Sizes = decltype(sizes);
     fn(BlockOps<Sizes::kRow, Sizes::kF>{rows, cols});
@@ -267,7 +277,9 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
       for (int k = group.residual_begin; k < group.residual_end; ++k) {
         if (k + kPrefetchDistance < kend) {
           const ResidualBlockInfo& ahead = s_.residual_blocks[order[k + kPrefetchDistance]];
+          // Two lines: a cost function's members often straddle the first.
           __builtin_prefetch(ahead.cost_function);
+          __builtin_prefetch(reinterpret_cast<const char*>(ahead.cost_function) + 64);
           if (ahead.loss_function != nullptr) __builtin_prefetch(ahead.loss_function);
         }
         const int r = order[k];

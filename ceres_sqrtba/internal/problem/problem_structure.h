@@ -96,7 +96,10 @@ struct ProblemStructure {
   bool is_constrained = false;
 
   std::vector<Group> groups;
-  std::vector<int> group_residuals;  // flat: residual block indices per group
+  // Flat: residual block indices per group. The residual blocks are
+  // numbered in group order (each group's in the problem's order), so this
+  // is the identity; code reads a group's blocks through it all the same.
+  std::vector<int> group_residuals;
   std::vector<int> group_cameras;    // flat: parameter block indices per group
 
   std::vector<int> landmarks;  // parameter block indices, landmark_index order
