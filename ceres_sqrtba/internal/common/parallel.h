@@ -13,7 +13,11 @@
 #ifndef CERES_SQRTBA_INTERNAL_COMMON_PARALLEL_H_
 #define CERES_SQRTBA_INTERNAL_COMMON_PARALLEL_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <type_traits>
 #include <memory>
 #include <vector>
 
@@ -78,19 +82,28 @@ class ParallelContext {
 // One slot of `size` values per chunk of a work partition, back to back in one
 // allocation: the per-chunk accumulators and scratch of the parallel passes,
 // so that no two chunks share memory and sums can be taken in chunk order.
+// The values start at zero. They come from calloc: a large allocation is
+// fresh zero pages, which cost nothing until a chunk first writes its slot
+// (in its own thread), where zero-filling them here would touch every page
+// from the solve's thread before the first iteration (0.7 ms of problem-49's
+// 17 ms iteration 0 for the preconditioner's per-chunk sums alone).
 template <typename T>
 class PerChunk {
+  static_assert(std::is_arithmetic<T>::value, "PerChunk holds numbers (zero bytes are zero values)");
+
  public:
   PerChunk() = default;
-  PerChunk(int num_chunks, int64_t size)
-      : num_chunks_(num_chunks), size_(size),
-        data_(static_cast<size_t>(num_chunks) * static_cast<size_t>(size)) {}
+  PerChunk(int num_chunks, int64_t size) : num_chunks_(num_chunks), size_(size) {
+    const size_t n = std::max<size_t>(1, static_cast<size_t>(num_chunks) * static_cast<size_t>(size));
+    data_.reset(static_cast<T*>(std::calloc(n, sizeof(T))));
+    if (data_ == nullptr) throw std::bad_alloc();
+  }
 
   int num_chunks() const { return num_chunks_; }
   int64_t size() const { return size_; }
-  T* operator[](int chunk) { return data_.data() + static_cast<size_t>(chunk) * size_; }
+  T* operator[](int chunk) { return data_.get() + static_cast<size_t>(chunk) * size_; }
   const T* operator[](int chunk) const {
-    return data_.data() + static_cast<size_t>(chunk) * size_;
+    return data_.get() + static_cast<size_t>(chunk) * size_;
   }
 
   // out[i] = sum over chunks c, in chunk order, of slot c's value i, for
@@ -108,7 +121,10 @@ class PerChunk {
  private:
   int num_chunks_ = 0;
   int64_t size_ = 0;
-  std::vector<T> data_;
+  struct Free {
+    void operator()(T* p) const { std::free(p); }
+  };
+  std::unique_ptr<T[], Free> data_;
 };
 
 }  // namespace internal

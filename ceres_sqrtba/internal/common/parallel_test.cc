@@ -109,6 +109,23 @@ TEST(PerChunk, SumIntoAddsInChunkOrder) {
   }
 }
 
+// Callers add into their slots without clearing them first: every value
+// starts at zero, also in memory the allocator hands out again (a freed
+// PerChunk of the same size, written all over).
+TEST(PerChunk, StartsAtZero) {
+  for (int64_t size : {int64_t{3}, int64_t{1000}, int64_t{1} << 20}) {
+    for (int round = 0; round < 2; ++round) {
+      PerChunk<double> slots(4, size);
+      for (int c = 0; c < 4; ++c) {
+        for (int64_t i = 0; i < size; ++i) ASSERT_EQ(slots[c][i], 0.0) << "size " << size << " chunk " << c;
+        std::fill(slots[c], slots[c] + size, 7.5);
+      }
+    }
+  }
+  PerChunk<float> empty(0, 5);  // no chunk: still a valid object
+  EXPECT_EQ(empty.num_chunks(), 0);
+}
+
 TEST(ParallelContext, ForCoversEveryIndexOnce) {
   for (int threads : {1, 2}) {
     ParallelContext context(threads);
