@@ -33,7 +33,21 @@ ParallelContext::ParallelContext(int num_threads)
     : num_threads_(std::max(1, std::thread::hardware_concurrency() > 0
                                    ? std::min<int>(num_threads, std::thread::hardware_concurrency())
                                    : num_threads)),
-      arena_(std::make_unique<tbb::task_arena>(num_threads_)) {}
+      arena_(std::make_unique<tbb::task_arena>(num_threads_)) {
+  if (num_threads_ == 1) return;
+  ready_.store(false, std::memory_order_relaxed);
+  try {
+    start_up_ = std::thread([this] {
+      arena_->initialize();
+      ready_.store(true, std::memory_order_release);
+    });
+  } catch (const std::system_error&) {
+    // No thread to spare: the first parallel loop starts the workers.
+    ready_.store(true, std::memory_order_relaxed);
+  }
+}
+
+ParallelContext::~ParallelContext() { AwaitStartUp(); }
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

@@ -14,11 +14,14 @@
 #define CERES_SQRTBA_INTERNAL_COMMON_PARALLEL_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <type_traits>
 #include <memory>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -47,8 +50,16 @@ class WorkPartition {
 
 class ParallelContext {
  public:
+  // With more than one thread, oneTBB starts its workers (and loads its
+  // allocator) on a helper thread, about 0.5-1 ms the first time in a
+  // process: the solve's own thread reads the problem meanwhile (ready()).
   explicit ParallelContext(int num_threads);
+  ~ParallelContext();
+  ParallelContext(const ParallelContext&) = delete;
+  ParallelContext& operator=(const ParallelContext&) = delete;
   int num_threads() const { return num_threads_; }
+  // True once a parallel loop would start without waiting for the workers.
+  bool ready() const { return ready_.load(std::memory_order_acquire); }
 
   // Calls fn(begin, end) on disjoint subranges covering [0, n).
   template <typename Fn>
@@ -58,6 +69,7 @@ class ParallelContext {
       fn(0, n);
       return;
     }
+    AwaitStartUp();
     arena_->execute([&] {
       tbb::parallel_for(tbb::blocked_range<int>(0, n, grain),
                         [&](const tbb::blocked_range<int>& r) {
@@ -75,8 +87,14 @@ class ParallelContext {
   }
 
  private:
+  void AwaitStartUp() {
+    if (start_up_.joinable()) start_up_.join();
+  }
+
   int num_threads_;
   std::unique_ptr<tbb::task_arena> arena_;
+  std::atomic<bool> ready_{true};
+  std::thread start_up_;
 };
 
 // One slot of `size` values per chunk of a work partition, back to back in one

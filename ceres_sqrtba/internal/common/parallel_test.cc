@@ -126,6 +126,21 @@ TEST(PerChunk, StartsAtZero) {
   EXPECT_EQ(empty.num_chunks(), 0);
 }
 
+// The workers start on a helper thread: a context may be destroyed before
+// that thread is done, or used at once, and is ready once a loop has run.
+TEST(ParallelContext, StartsItsWorkersAsideAndIsReadyAfterALoop) {
+  for (int round = 0; round < 20; ++round) ParallelContext discarded(2);
+  ParallelContext one(1);
+  EXPECT_TRUE(one.ready());
+  ParallelContext two(2);
+  std::vector<int> hits(1000, 0);
+  two.For(1000, 10, [&](int b, int e) {
+    for (int i = b; i < e; ++i) ++hits[i];
+  });
+  EXPECT_TRUE(two.ready());
+  EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 1000);
+}
+
 TEST(ParallelContext, ForCoversEveryIndexOnce) {
   for (int threads : {1, 2}) {
     ParallelContext context(threads);

@@ -55,11 +55,14 @@ void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context
       }
     }
   };
-  if (context != nullptr) {
-    context->For(num_chunks, 1, query);
-  } else {
-    query(0, num_chunks);
+  // The first chunks on this thread while the context starts its workers
+  // (ParallelContext::ready), the rest in parallel.
+  int done = 0;
+  while (done < num_chunks && (context == nullptr || !context->ready())) {
+    query(done, done + 1);
+    ++done;
   }
+  if (done < num_chunks) context->For(num_chunks - done, 1, [&](int b, int e) { query(done + b, done + e); });
   size_t total = 0;
   for (const auto& chunk : chunk_pointers) total += chunk.size();
   pointers->clear();
