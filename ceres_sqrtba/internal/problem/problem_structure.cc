@@ -218,6 +218,7 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
 void IndexCameras(ProblemStructure* s) {
   std::vector<int> last_group(s->parameter_blocks.size(), -1);
   std::vector<int> camera_count(s->cameras.size() + 1, 0);
+  s->group_cameras.reserve(s->residual_parameters.size());  // a bound: one per (residual, block) pair
   for (size_t gi = 0; gi < s->groups.size(); ++gi) {
     Group& g = s->groups[gi];
     g.camera_begin = static_cast<int>(s->group_cameras.size());

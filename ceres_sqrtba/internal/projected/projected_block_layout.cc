@@ -19,6 +19,10 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
   uniform_sizes.resize(n);
   work.resize(n);
   column.assign(s.residual_parameters.size(), kConstant);
+  // At most one segment per residual block and one item per (residual
+  // block, parameter block) pair: no reallocation while they are filled.
+  segments.reserve(s.group_residuals.size());
+  items.reserve(s.residual_parameters.size());
   std::vector<int> entry_of(s.parameter_blocks.size(), -1);
   int64_t hot = 0, cold = 0, rr = 0;
   for (int g = 0; g < n; ++g) {
