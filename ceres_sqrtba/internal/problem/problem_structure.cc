@@ -196,8 +196,11 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
   // the identity): every pass over the Jacobian visits them group by group,
   // and in the problem's order a landmark's blocks lie scattered (BAL files
   // list the observations camera by camera), a cache miss per block on large
-  // problems.
-  std::vector<ResidualBlockInfo> ordered(s->residual_blocks.size());
+  // problems. The copy costs 0.7 ms on problem-21 (1.9 ms on problem-16),
+  // which the first Jacobian pass gains back: iteration 0 and whole runs
+  // came out equal or slightly shorter (four interleaved pairs each).
+  std::vector<ResidualBlockInfo> ordered;
+  ordered.reserve(s->residual_blocks.size());
   std::vector<int> parameters;
   parameters.reserve(s->residual_parameters.size());
   for (size_t k = 0; k < s->group_residuals.size(); ++k) {
@@ -206,7 +209,7 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
     parameters.insert(parameters.end(), s->residual_parameters.begin() + rb.parameter_begin,
                       s->residual_parameters.begin() + rb.parameter_begin + rb.num_parameter_blocks);
     rb.parameter_begin = begin;
-    ordered[k] = rb;
+    ordered.push_back(rb);
     s->group_residuals[k] = static_cast<int>(k);
   }
   s->residual_blocks = std::move(ordered);
