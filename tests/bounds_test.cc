@@ -176,5 +176,37 @@ TEST(Bounds, ConstantBlockOutsideItsBoxIsRefusedAsCeresRefusesIt) {
   EXPECT_NE(s.message.find("has at least one infeasible value"), std::string::npos) << s.message;
 }
 
+// The bounds are read while the rest of the structure is built: an
+// infeasible box is still reported before what is found later (here an
+// ordering that misses blocks), as Ceres checks boxes first.
+TEST(Bounds, InfeasibleBoxIsReportedBeforeAnInvalidOrdering) {
+  SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 45);
+  ceres::Problem problem;
+  AddReprojectionResiduals(&ba, &problem, nullptr);
+  problem.SetParameterLowerBound(ba.poses[2].data(), 1, 2.0);
+  problem.SetParameterUpperBound(ba.poses[2].data(), 1, 1.0);
+  auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+  ordering->AddElementToGroup(ba.points[0].data(), 0);
+  ordering->AddElementToGroup(ba.poses[0].data(), 1);
+  Solver::Options o;
+  o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  o.logging_type = ceres::SILENT;
+  o.linear_solver_ordering = ordering;
+  Solver::Summary s;
+  ceres_sqrtba::Solve(o, &problem, &s);
+  ceres::Solver::Options co = o;
+  co.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  ceres::Solver::Summary c;
+  ceres::Solve(co, &problem, &c);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_EQ(s.message, c.message);
+  EXPECT_NE(s.message.find("has at least one infeasible bound"), std::string::npos) << s.message;
+  // Without the box, the ordering is what is wrong.
+  problem.SetParameterUpperBound(ba.poses[2].data(), 1, 3.0);
+  ceres_sqrtba::Solve(o, &problem, &s);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_NE(s.message.find("linear_solver_ordering"), std::string::npos) << s.message;
+}
+
 }  // namespace
 }  // namespace ceres_sqrtba

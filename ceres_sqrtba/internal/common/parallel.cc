@@ -47,7 +47,33 @@ ParallelContext::ParallelContext(int num_threads)
   }
 }
 
-ParallelContext::~ParallelContext() { AwaitStartUp(); }
+ParallelContext::~ParallelContext() {
+  if (aside_ != nullptr) {
+    try {
+      WaitAside();
+    } catch (...) {
+      // Already on a failure path (the task's owner left without waiting).
+    }
+  }
+  AwaitStartUp();
+}
+
+void ParallelContext::RunAside(std::function<void()> fn) {
+  if (aside_ != nullptr) WaitAside();
+  if (num_threads_ == 1) {
+    fn();
+    return;
+  }
+  AwaitStartUp();
+  aside_ = std::make_unique<tbb::task_group>();
+  arena_->execute([&] { aside_->run(std::move(fn)); });
+}
+
+void ParallelContext::WaitAside() {
+  if (aside_ == nullptr) return;
+  std::unique_ptr<tbb::task_group> group = std::move(aside_);
+  arena_->execute([&] { group->wait(); });
+}
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

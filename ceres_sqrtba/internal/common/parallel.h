@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <new>
 #include <type_traits>
 #include <memory>
@@ -27,6 +28,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -78,6 +80,15 @@ class ParallelContext {
     });
   }
 
+  // Starts fn() on one of the context's workers and returns at once, so that
+  // the calling thread can go on with work that touches nothing fn touches;
+  // WaitAside() returns once fn has run (running it on the calling thread if
+  // no worker has taken it yet) and rethrows what fn threw. One task at a
+  // time; with one thread, fn runs inside RunAside. A pending task is waited
+  // for by the destructor.
+  void RunAside(std::function<void()> fn);
+  void WaitAside();
+
   // Calls fn(chunk, begin, end) once for every chunk of the partition.
   template <typename Fn>
   void ForChunks(const WorkPartition& partition, const Fn& fn) {
@@ -95,6 +106,7 @@ class ParallelContext {
   std::unique_ptr<tbb::task_arena> arena_;
   std::atomic<bool> ready_{true};
   std::thread start_up_;
+  std::unique_ptr<tbb::task_group> aside_;  // non-null while a task runs aside
 };
 
 // One slot of `size` values per chunk of a work partition, back to back in one

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <numeric>
+#include <new>
 #include <random>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -139,6 +142,49 @@ TEST(ParallelContext, StartsItsWorkersAsideAndIsReadyAfterALoop) {
   });
   EXPECT_TRUE(two.ready());
   EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 1000);
+}
+
+// A task aside runs once, alongside the caller's own loops, and is done when
+// WaitAside returns; with one thread it runs inside RunAside.
+TEST(ParallelContext, RunsATaskAsideOnceAndWaitsForIt) {
+  for (int threads : {1, 2}) {
+    ParallelContext context(threads);
+    std::atomic<int> runs{0};
+    std::vector<double> aside(100000, 0.0);
+    context.RunAside([&] {
+      for (size_t i = 0; i < aside.size(); ++i) aside[i] = 0.5 * static_cast<double>(i);
+      ++runs;
+    });
+    if (threads == 1) EXPECT_EQ(runs.load(), 1);
+    std::vector<int> hits(5000, 0);
+    context.For(5000, 10, [&](int b, int e) {
+      for (int i = b; i < e; ++i) ++hits[i];
+    });
+    context.WaitAside();
+    EXPECT_EQ(runs.load(), 1) << threads << " threads";
+    EXPECT_EQ(aside.back(), 0.5 * 99999.0);
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 5000);
+    context.WaitAside();  // nothing pending: returns at once
+    EXPECT_EQ(runs.load(), 1);
+  }
+}
+
+// What the task throws reaches the caller of WaitAside (an allocation that
+// failed aside is the solve's out-of-memory failure); a task never waited
+// for is waited for by the context's destructor.
+TEST(ParallelContext, TaskAsideRethrowsAndIsWaitedForAtDestruction) {
+  ParallelContext context(2);
+  context.RunAside([] { throw std::bad_alloc(); });
+  EXPECT_THROW(context.WaitAside(), std::bad_alloc);
+  std::atomic<bool> done{false};
+  {
+    ParallelContext leaving(2);
+    leaving.RunAside([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      done = true;
+    });
+  }
+  EXPECT_TRUE(done.load());
 }
 
 TEST(ParallelContext, ForCoversEveryIndexOnce) {

@@ -64,6 +64,7 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
     const ParameterBlockInfo& pb = s.parameter_blocks[p];
     if (pb.manifold == nullptr) continue;
     plus_jacobian_offset_[p] = total;
+    manifold_blocks_.push_back(p);
     total += pb.size * pb.tangent_size;
   }
   plus_jacobians_.resize(total);
@@ -85,9 +86,8 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
 Evaluator::~Evaluator() = default;
 
 bool Evaluator::ComputePlusJacobians(const double* x) {
-  for (int p : s_.variable_blocks) {
+  for (int p : manifold_blocks_) {
     const ParameterBlockInfo& pb = s_.parameter_blocks[p];
-    if (pb.manifold == nullptr) continue;
     double* out = plus_jacobians_.data() + plus_jacobian_offset_[p];
     // As Ceres: an entry the manifold leaves unwritten is caught below, not
     // taken from the previous point.
@@ -244,8 +244,10 @@ void TangentJacobian(int m, int size, int ts, const double* a, const double* pj,
 }
 
 // The cost function objects are the user's, one heap object per residual
-// block: reading the next ones' virtual tables ahead hides a cache miss per
-// residual block that otherwise stalls the evaluation.
+// block: in the Jacobian pass, reading the next ones' virtual tables ahead
+// hides a cache miss per residual block that otherwise stalls the
+// evaluation. The residual pass is short enough per block for the processor
+// to run ahead by itself (prefetching there measured 1-3% slower).
 constexpr int kPrefetchDistance = 4;
 
 }  // namespace
@@ -275,7 +277,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
       const Group& group = s_.groups[g];
       int row = 0;
       for (int k = group.residual_begin; k < group.residual_end; ++k) {
-        if (k + kPrefetchDistance < kend) {
+        if (want_jacobian && k + kPrefetchDistance < kend) {
           const ResidualBlockInfo& ahead = s_.residual_blocks[order[k + kPrefetchDistance]];
           // Two lines: a cost function's members often straddle the first.
           __builtin_prefetch(ahead.cost_function);
@@ -313,7 +315,13 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
           ok = false;
           break;
         }
-        if (!AllFiniteBits(res, m)) {
+        // The squared norm is finite only if every residual is (a NaN or an
+        // infinity stays in the sum): one test per residual block, and the
+        // per-value test only when it fails, as finite residuals can still
+        // overflow their squares (which the cost check below reports).
+        double squared_norm = 0.0;
+        for (int i = 0; i < m; ++i) squared_norm += res[i] * res[i];
+        if (!std::isfinite(squared_norm) && !AllFiniteBits(res, m)) {
           const int bad = FirstNonFinite(res, m);
           error = "The " + NameOf(rb.id) + " has a residual that is not finite or was not written (" +
                   Format("residual %.0f = %g).", bad, res[bad]);
@@ -342,8 +350,6 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
           }
         }
         if (!ok) break;
-        double squared_norm = 0.0;
-        for (int i = 0; i < m; ++i) squared_norm += res[i] * res[i];
         if (rb.loss_function == nullptr) {
           chunk_cost += 0.5 * squared_norm;
         } else {

@@ -79,6 +79,10 @@ class Evaluator {
   int max_tangent_jacobian_ = 0;
   int max_parameter_blocks_ = 0;
   std::vector<int> plus_jacobian_offset_;  // per parameter block, -1 if none
+  // The variable blocks with a manifold, in variable order: every evaluation
+  // computes their PlusJacobians serially, and a problem without manifolds
+  // should not walk its thousands of other blocks to find none.
+  std::vector<int> manifold_blocks_;
   std::vector<double> plus_jacobians_;
   std::vector<double> chunk_cost_;
   std::vector<std::string> chunk_error_;  // per chunk: empty, or its first failure

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <functional>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -246,6 +247,59 @@ TEST(Evaluator, PlusJacobianEntriesLeftUnwrittenAreAnError) {
   EXPECT_FALSE(evaluator.EvaluateCost(x.data(), &cost));
   EXPECT_NE(evaluator.error().find("PlusJacobian with a value that is not finite"), std::string::npos)
       << evaluator.error();
+}
+
+// Writes the two residuals it is given (and no Jacobian is asked for here).
+class FixedResiduals : public ceres::CostFunction {
+ public:
+  FixedResiduals(double r0, double r1, bool write_second) : r0_(r0), r1_(r1), write_second_(write_second) {
+    set_num_residuals(2);
+    mutable_parameter_block_sizes()->push_back(3);
+    mutable_parameter_block_sizes()->push_back(3);
+  }
+  bool Evaluate(double const* const*, double* residuals, double**) const override {
+    residuals[0] = r0_;
+    if (write_second_) residuals[1] = r1_;
+    return true;
+  }
+
+ private:
+  double r0_, r1_;
+  bool write_second_;
+};
+
+// The residual check runs on the squared norm and falls back to the values
+// only when that is not finite: a residual that is infinite or left unwritten
+// is still named by its index, while finite residuals whose squares overflow
+// are not called "not finite" (their cost is).
+TEST(Evaluator, ResidualsThatAreNotFiniteAreNamedAndOverflowingSquaresAreNot) {
+  struct Case {
+    double r0, r1;
+    bool write_second;
+    const char* expected;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  const Case cases[] = {
+      {1.0, inf, true, "has a residual that is not finite or was not written (residual 1 = inf)."},
+      {-inf, 1.0, true, "has a residual that is not finite or was not written (residual 0 = -inf)."},
+      {1.0, 2.0, false, "has a residual that is not finite or was not written (residual 1 = nan)."},
+      {1e200, 1e200, true, "The cost is not finite (inf): the residuals are too large to square and sum."},
+  };
+  for (const Case& c : cases) {
+    std::vector<double> camera(3, 0.5), point = {0.1, 0.2, 0.3};
+    ceres::Problem problem;
+    problem.AddResidualBlock(new FixedResiduals(c.r0, c.r1, c.write_second), nullptr, camera.data(), point.data());
+    ProblemStructure s;
+    std::string error;
+    ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+    ParallelContext context(1);
+    WorkPartition partition(static_cast<int>(s.groups.size()), {}, 1, 1);
+    Evaluator evaluator(s, partition, &context);
+    const std::vector<double> x = StateFromUser(s);
+    double cost = 0.0;
+    EXPECT_FALSE(evaluator.EvaluateCost(x.data(), &cost));
+    EXPECT_NE(evaluator.error().find(c.expected), std::string::npos) << evaluator.error();
+  }
 }
 
 }  // namespace

@@ -75,8 +75,8 @@ void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context
 // in the order Problem::GetParameterBlocks lists them. GetParameterBlocks
 // lists blocks by address, which changes from run to run; this order makes
 // the structure, the work partition and every sum the same in every run.
-// The per-block queries (sizes, manifold, constancy, 2 bounds per value)
-// are map lookups inside Ceres: they run in parallel.
+// The per-block queries (sizes, manifold, constancy) are map lookups inside
+// Ceres: they run in parallel (the bounds: BoundsReader).
 void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context, ProblemStructure* s,
                          ResidualList* residuals) {
   problem.GetResidualBlocks(&residuals->ids);
@@ -125,7 +125,6 @@ void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context
   }
   const int n = static_cast<int>(blocks.size());
   s->parameter_blocks.resize(n);
-  std::vector<char> bounded(n, 0);
   auto read = [&](int b, int e) {
     for (int i = b; i < e; ++i) {
       ParameterBlockInfo& pb = s->parameter_blocks[i];
@@ -136,43 +135,12 @@ void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context
       // A block with an empty tangent space cannot move: Ceres treats it as
       // constant, and so do we.
       pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;
-      for (int k = 0; k < pb.size && !bounded[i]; ++k) {
-        bounded[i] = problem.GetParameterLowerBound(blocks[i], k) > -std::numeric_limits<double>::max() ||
-                     problem.GetParameterUpperBound(blocks[i], k) < std::numeric_limits<double>::max();
-      }
     }
   };
   if (context != nullptr) {
     context->For(n, 1024, read);
   } else {
     read(0, n);
-  }
-  // The bounded blocks' bounds, packed in block order: offsets by a serial
-  // prefix sum over sizes, the values (lookups in Ceres' block map) in
-  // parallel.
-  int num_bounds = 0;
-  for (int i = 0; i < n; ++i) {
-    if (!bounded[i]) continue;
-    s->parameter_blocks[i].bounds_offset = num_bounds;
-    num_bounds += s->parameter_blocks[i].size;
-  }
-  if (num_bounds == 0) return;
-  s->lower_bounds.resize(num_bounds);
-  s->upper_bounds.resize(num_bounds);
-  auto read_bounds = [&](int b, int e) {
-    for (int i = b; i < e; ++i) {
-      if (!bounded[i]) continue;
-      const ParameterBlockInfo& pb = s->parameter_blocks[i];
-      for (int k = 0; k < pb.size; ++k) {
-        s->lower_bounds[pb.bounds_offset + k] = problem.GetParameterLowerBound(blocks[i], k);
-        s->upper_bounds[pb.bounds_offset + k] = problem.GetParameterUpperBound(blocks[i], k);
-      }
-    }
-  };
-  if (context != nullptr) {
-    context->For(n, 1024, read_bounds);
-  } else {
-    read_bounds(0, n);
   }
 }
 
@@ -198,39 +166,6 @@ bool CheckParameterValuesAreFinite(const ProblemStructure& s, std::string* error
                     "ParameterBlock: %p with size %d has at least one invalid value.\n"
                     "First invalid value is at index: %d.\nParameter block values: ",
                     static_cast<const void*>(pb.user_values), pb.size, k);
-      *error = head + ValuesString(pb.user_values, pb.size);
-      return false;
-    }
-  }
-  return true;
-}
-
-// As Ceres checks bounds before it solves, on every block of the problem:
-// a constant block must start inside its box (Ceres cannot move it there),
-// a variable one must have a non-empty box (lower < upper).
-bool CheckBoundsAreFeasible(const ProblemStructure& s, std::string* error) {
-  for (const ParameterBlockInfo& pb : s.parameter_blocks) {
-    if (pb.bounds_offset < 0) continue;
-    const double* lower = s.lower_bounds.data() + pb.bounds_offset;
-    const double* upper = s.upper_bounds.data() + pb.bounds_offset;
-    for (int k = 0; k < pb.size; ++k) {
-      const double v = pb.user_values[k];
-      char head[320];
-      if (pb.is_constant && (v < lower[k] || v > upper[k])) {
-        std::snprintf(head, sizeof(head),
-                      "ParameterBlock: %p with size %d has at least one infeasible value.\n"
-                      "First infeasible value is at index: %d.\n"
-                      "Lower bound: %e, value: %e, upper bound: %e\nParameter block values: ",
-                      static_cast<const void*>(pb.user_values), pb.size, k, lower[k], v, upper[k]);
-      } else if (!pb.is_constant && lower[k] >= upper[k]) {
-        std::snprintf(head, sizeof(head),
-                      "ParameterBlock: %p with size %d has at least one infeasible bound.\n"
-                      "First infeasible bound is at index: %d.\n"
-                      "Lower bound: %e, upper bound: %e\nParameter block values: ",
-                      static_cast<const void*>(pb.user_values), pb.size, k, lower[k], upper[k]);
-      } else {
-        continue;
-      }
       *error = head + ValuesString(pb.user_values, pb.size);
       return false;
     }
@@ -287,11 +222,115 @@ std::vector<ResidualBlockInfo> ReadResidualBlocks(const ResidualList& list,
 }  // namespace
 
 bool ReadProblem(const ceres::Problem& problem, ParallelContext* context, ProblemStructure* s,
-                 std::vector<ResidualBlockInfo>* residuals, std::string* error) {
+                 std::vector<ResidualBlockInfo>* residuals, BoundsReader* bounds, std::string* error) {
   ResidualList list;
   ReadParameterBlocks(problem, context, s, &list);
-  if (!CheckParameterValuesAreFinite(*s, error) || !CheckBoundsAreFeasible(*s, error)) return false;
+  if (!CheckParameterValuesAreFinite(*s, error)) return false;
+  // Before ReadResidualBlocks marks the unused blocks constant: Ceres checks
+  // the boxes of the problem as the user left it.
+  bounds->Start(*s);
   *residuals = ReadResidualBlocks(list, s);
+  return true;
+}
+
+BoundsReader::BoundsReader(const ceres::Problem& problem, ParallelContext* context)
+    : problem_(problem), context_(context) {}
+
+BoundsReader::~BoundsReader() {
+  if (running_) {
+    try {
+      context_->WaitAside();
+    } catch (...) {
+      // Leaving on another failure: that one is reported.
+    }
+  }
+}
+
+void BoundsReader::Start(const ProblemStructure& s) {
+  const size_t n = s.parameter_blocks.size();
+  values_.resize(n);
+  sizes_.resize(n);
+  constant_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    values_[i] = s.parameter_blocks[i].user_values;
+    sizes_[i] = s.parameter_blocks[i].size;
+    constant_[i] = s.parameter_blocks[i].is_constant;
+  }
+  if (context_ == nullptr) {
+    Read();
+    return;
+  }
+  running_ = true;
+  context_->RunAside([this] { Read(); });
+}
+
+// A block is bounded when one of its values has a bound other than Ceres'
+// "none" (-/+DBL_MAX); its bounds are then kept for all its values, in block
+// order. Every value costs two lookups at most: those read while searching
+// are kept.
+void BoundsReader::Read() {
+  const int n = static_cast<int>(values_.size());
+  offsets_.assign(n, -1);
+  std::vector<double> lower, upper;
+  for (int i = 0; i < n; ++i) {
+    lower.clear();
+    upper.clear();
+    bool bounded = false;
+    for (int k = 0; k < sizes_[i] && !bounded; ++k) {
+      lower.push_back(problem_.GetParameterLowerBound(values_[i], k));
+      upper.push_back(problem_.GetParameterUpperBound(values_[i], k));
+      bounded = lower.back() > -std::numeric_limits<double>::max() ||
+                upper.back() < std::numeric_limits<double>::max();
+    }
+    if (!bounded) continue;
+    for (int k = static_cast<int>(lower.size()); k < sizes_[i]; ++k) {
+      lower.push_back(problem_.GetParameterLowerBound(values_[i], k));
+      upper.push_back(problem_.GetParameterUpperBound(values_[i], k));
+    }
+    offsets_[i] = static_cast<int>(lower_.size());
+    lower_.insert(lower_.end(), lower.begin(), lower.end());
+    upper_.insert(upper_.end(), upper.begin(), upper.end());
+  }
+}
+
+// As Ceres checks bounds before it solves, on every block of the problem:
+// a constant block must start inside its box (Ceres cannot move it there),
+// a variable one must have a non-empty box (lower < upper).
+bool BoundsReader::Finish(ProblemStructure* s, std::string* error) {
+  if (running_) {
+    running_ = false;
+    context_->WaitAside();
+  }
+  const int n = static_cast<int>(values_.size());
+  for (int i = 0; i < n; ++i) {
+    if (offsets_[i] < 0) continue;
+    const double* lower = lower_.data() + offsets_[i];
+    const double* upper = upper_.data() + offsets_[i];
+    for (int k = 0; k < sizes_[i]; ++k) {
+      const double v = values_[i][k];
+      char head[320];
+      if (constant_[i] && (v < lower[k] || v > upper[k])) {
+        std::snprintf(head, sizeof(head),
+                      "ParameterBlock: %p with size %d has at least one infeasible value.\n"
+                      "First infeasible value is at index: %d.\n"
+                      "Lower bound: %e, value: %e, upper bound: %e\nParameter block values: ",
+                      static_cast<const void*>(values_[i]), sizes_[i], k, lower[k], v, upper[k]);
+      } else if (!constant_[i] && lower[k] >= upper[k]) {
+        std::snprintf(head, sizeof(head),
+                      "ParameterBlock: %p with size %d has at least one infeasible bound.\n"
+                      "First infeasible bound is at index: %d.\n"
+                      "Lower bound: %e, upper bound: %e\nParameter block values: ",
+                      static_cast<const void*>(values_[i]), sizes_[i], k, lower[k], upper[k]);
+      } else {
+        continue;
+      }
+      *error = head + ValuesString(values_[i], sizes_[i]);
+      return false;
+    }
+  }
+  for (int i = 0; i < n; ++i) s->parameter_blocks[i].bounds_offset = offsets_[i];
+  s->lower_bounds = std::move(lower_);
+  s->upper_bounds = std::move(upper_);
   return true;
 }
 

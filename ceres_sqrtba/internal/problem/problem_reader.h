@@ -29,13 +29,56 @@ namespace internal {
 
 class ParallelContext;
 
-// Fills s->parameter_blocks, s->index_of, the bounds, s->residual_parameters
-// and s->fixed_residual_blocks, and returns the residual blocks with a
-// variable parameter block. False, with Ceres' own message, when a parameter
-// value is not finite or a box is infeasible (Ceres refuses such problems
-// before it solves). context (optional): runs the queries in parallel.
+// The bounds of the parameter blocks. Ceres answers a bound query with a
+// lookup in its map of blocks and has no "has bounds" query, so finding that
+// a block has none takes two lookups per value: for a BAL problem, 3 values
+// per point, 60% of all the lookups reading the problem makes. Nothing but
+// the trust-region loop's projection needs them, so they are read on one of
+// the context's workers while the calling thread builds the structure from
+// the rest (Start ... Finish), and are the same values, in the same order,
+// as a serial read.
+class BoundsReader {
+ public:
+  // context (optional): without one, Start reads the bounds itself.
+  BoundsReader(const ceres::Problem& problem, ParallelContext* context);
+  ~BoundsReader();  // waits for a reading still running
+  BoundsReader(const BoundsReader&) = delete;
+  BoundsReader& operator=(const BoundsReader&) = delete;
+
+  // Starts reading the bounds of s's parameter blocks, as their values,
+  // sizes and constancy are now.
+  void Start(const ProblemStructure& s);
+
+  // Waits for the reading and checks the boxes as Ceres does before it
+  // solves: false, with Ceres' message, when one is infeasible. Else records
+  // each bounded block's bounds in s (bounds_offset, lower_bounds,
+  // upper_bounds).
+  bool Finish(ProblemStructure* s, std::string* error);
+
+ private:
+  void Read();
+
+  const ceres::Problem& problem_;
+  ParallelContext* context_;
+  bool running_ = false;
+  // Per parameter block, copied by Start: the reading must not share them
+  // with the structure being built.
+  std::vector<const double*> values_;
+  std::vector<int> sizes_;
+  std::vector<char> constant_;
+  // Results: per block, the offset of its bounds (-1 if none), and the bounds.
+  std::vector<int> offsets_;
+  std::vector<double> lower_, upper_;
+};
+
+// Fills s->parameter_blocks (all but the bounds), s->index_of,
+// s->residual_parameters and s->fixed_residual_blocks, and returns the
+// residual blocks with a variable parameter block; starts `bounds`. False,
+// with Ceres' own message, when a parameter value is not finite (Ceres
+// refuses such problems before it solves). context (optional): runs the
+// queries in parallel.
 bool ReadProblem(const ceres::Problem& problem, ParallelContext* context, ProblemStructure* s,
-                 std::vector<ResidualBlockInfo>* residuals, std::string* error);
+                 std::vector<ResidualBlockInfo>* residuals, BoundsReader* bounds, std::string* error);
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

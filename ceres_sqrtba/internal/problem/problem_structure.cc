@@ -330,15 +330,18 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       ProblemStructure* out, std::string* error, ParallelContext* context) {
   ProblemStructure s;
   std::vector<ResidualBlockInfo> residuals;
-  if (!ReadProblem(problem, context, &s, &residuals, error)) return StructureStatus::kInvalid;
+  // The bounds are read aside while the rest is built; an infeasible box is
+  // reported before anything found after the reading (Ceres' order).
+  BoundsReader bounds(problem, context);
+  if (!ReadProblem(problem, context, &s, &residuals, &bounds, error)) return StructureStatus::kInvalid;
   std::vector<bool> is_landmark;
   if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, error) ||
       !CheckOneLandmarkPerResidual(s, residuals, is_landmark, error)) {
-    return StructureStatus::kUnsupported;
+    return bounds.Finish(&s, error) ? StructureStatus::kUnsupported : StructureStatus::kInvalid;
   }
   LayOutState(is_landmark, &s);
-  for (int p : s.variable_blocks) s.is_constrained |= s.parameter_blocks[p].bounds_offset >= 0;
   if (s.landmarks.empty()) {
+    if (!bounds.Finish(&s, error)) return StructureStatus::kInvalid;
     *error =
         "The problem has no landmarks: no variable parameter block can be "
         "eliminated (elimination group 0 is empty or constant). The "
@@ -348,6 +351,8 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
   BuildGroups(std::move(residuals), &s);
   IndexCameras(&s);
   DescribeSchurStructure(&s);
+  if (!bounds.Finish(&s, error)) return StructureStatus::kInvalid;
+  for (int p : s.variable_blocks) s.is_constrained |= s.parameter_blocks[p].bounds_offset >= 0;
   DCheckInvariants(s);
   *out = std::move(s);
   return StructureStatus::kOk;
