@@ -120,6 +120,21 @@ class Solver {
     // matrix (see ReducedCameraFactorization).
     ReducedCameraFactorization reduced_camera_factorization = AUTOMATIC_FACTORIZATION;
 
+    // Once a step has been accepted, evaluate the next candidate point's
+    // Jacobian together with its cost: an accepted step then takes one
+    // evaluation pass instead of a cost pass and a Jacobian pass, while a
+    // rejected one costs a second Jacobian pass at the current point (the
+    // linear solver keeps one Jacobian); after each such rejection, twice as
+    // many accepted steps in a row are needed before the next try. Costs,
+    // steps and the iteration trace are the same either way. Not used on
+    // bounded problems (the line search evaluates its own points) nor when
+    // the problem has an evaluation callback and the linked Ceres (2.2) lets
+    // us see it: Ceres calls the callback at other points. Ceres 2.1 does not
+    // show the callback: there a callback is told (true, true) at candidates
+    // instead of Ceres' (false, true) then (true, false) when accepted, and
+    // false keeps Ceres' sequence exactly (docs/solver.md).
+    bool jacobians_at_candidates = true;
+
     // Upper bound on the memory the landmark blocks (SQRT_SPARSE_SCHUR: plus
     // the reduced camera matrix and its factorization) may take, in bytes.
     // 0 means: the memory the machine reports as available when Solve starts.

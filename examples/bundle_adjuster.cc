@@ -97,6 +97,9 @@ DEFINE_string(reduced_camera_factorization, "automatic",
               "With sqrt_sparse_schur: automatic, dense or sparse Cholesky "
               "of the reduced camera matrix (automatic: dense when it needs "
               "at most 4 times the flops of the sparse one).");
+DEFINE_bool(jacobians_at_candidates, true,
+            "Square-root solvers: once a step was accepted, evaluate the next candidate's Jacobian with its cost "
+            "(Solver::Options::jacobians_at_candidates).");
 DEFINE_bool(explicit_reduced_rows, false,
             "With sqrt_iterative_schur, store each landmark's marginalized "
             "rows Q2^T Jp explicitly (the paper's landmark blocks) instead of "
@@ -325,6 +328,7 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
   options.use_inner_iterations = FLAGS_inner_iterations;
   options.use_explicit_schur_complement = FLAGS_explicit_schur_complement;
   options.use_explicit_reduced_rows = FLAGS_explicit_reduced_rows;
+  options.jacobians_at_candidates = FLAGS_jacobians_at_candidates;
   options.use_mixed_precision_solves = FLAGS_mixed_precision_solves;
   options.max_num_refinement_iterations = FLAGS_max_num_refinement_iterations;
   options.max_linear_solver_iterations = FLAGS_max_linear_solver_iterations;

@@ -785,6 +785,9 @@ TEST(FailureModes, SinglePrecisionInvalidStepsWithoutMemoryForDouble) {
   for (unsigned seed = 1; seed <= 8; ++seed) {
     WellPosedFixture f(seed);
     Solver::Options o = ToConvergence(SqrtOptions(SINGLE_PRECISION));
+    // The seeds that end in invalid float steps were found with Ceres'
+    // evaluations; candidates' Jacobians change the rounding of the costs.
+    o.jacobians_at_candidates = false;
     ceres::Solver::Summary first;
     Solve(o, &f.problem, &first);
     if (first.message.find("consecutive steps did not decrease the model") == std::string::npos) continue;

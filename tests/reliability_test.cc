@@ -211,7 +211,7 @@ struct CallbackRun {
   double evaluated_cost = 0.0;
 };
 
-CallbackRun RunWithCallback(bool ceres_solve) {
+CallbackRun RunWithCallback(bool ceres_solve, bool jacobians_at_candidates = false) {
   SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 35, 0.0);
   std::vector<double> fixed = {1.0};
   Recorder recorder(ba.points[0].data());
@@ -228,6 +228,7 @@ CallbackRun RunWithCallback(bool ceres_solve) {
   Solver::Options o = SqrtOptions();
   o.max_num_iterations = 6;
   o.eta = 1e-10;  // both solvers take the exact Gauss-Newton steps
+  o.jacobians_at_candidates = jacobians_at_candidates;
   ceres::Solver::Summary s;
   if (ceres_solve) {
     ceres::Solver::Options co = o;
@@ -254,6 +255,37 @@ TEST(Reliability, EvaluationCallbackIsCalledAsCeresCallsIt) {
   // The result is the cost Problem::Evaluate gives at it.
   EXPECT_NEAR(sqrt.evaluated_cost, sqrt.final_cost, 1e-9 * sqrt.final_cost);
   EXPECT_NEAR(sqrt.final_cost, ceres.final_cost, 1e-6 * ceres.final_cost);
+}
+
+// With Jacobians at candidates (the default): on Ceres 2.2, which shows the
+// callback, they are not used and the calls are Ceres' own; on 2.1, which
+// does not, a candidate is announced as (true, true) and its acceptance
+// needs no call, so Ceres' (false, true), (true, false) pairs become
+// (true, true) — and the cost functions still see prepared values.
+TEST(Reliability, EvaluationCallbackWithJacobiansAtCandidates) {
+  const CallbackRun sqrt = RunWithCallback(false, true);
+  const CallbackRun ceres = RunWithCallback(true);
+  EXPECT_EQ(sqrt.mismatches, 0);
+  EXPECT_NEAR(sqrt.final_cost, ceres.final_cost, 1e-6 * ceres.final_cost);
+  if (internal::kCeres22) {
+    EXPECT_EQ(sqrt.calls, ceres.calls);
+    return;
+  }
+  // Ceres: the fixed cost, iteration 0, then per step its candidate and,
+  // every step being accepted here, (true, false). The first step is
+  // evaluated as Ceres does (no step accepted before it).
+  std::vector<std::pair<bool, bool>> expected;
+  for (size_t i = 0; i < ceres.calls.size(); ++i) {
+    if (i < 4) {
+      expected.push_back(ceres.calls[i]);
+    } else if (ceres.calls[i] == std::make_pair(false, true)) {
+      expected.emplace_back(true, true);
+    } else {
+      EXPECT_EQ(ceres.calls[i], std::make_pair(true, false)) << "call " << i << ": a step was not accepted";
+    }
+  }
+  EXPECT_GT(expected.size(), 5u);
+  EXPECT_EQ(sqrt.calls, expected);
 }
 
 // Memory that is not there: FAILURE naming the bytes, nothing thrown out of

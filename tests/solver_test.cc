@@ -126,6 +126,9 @@ TEST(Solver, SummaryFilledAsCeresFillsIt) {
   o.max_linear_solver_iterations = 1000;
   o.max_num_iterations = 8;
   o.num_threads = 1000;  // capped at the machine, as Ceres caps it
+  // Ceres' evaluation counts: a cost pass per candidate, a Jacobian pass per
+  // accepted point (JacobiansAtCandidates... below for the other way).
+  o.jacobians_at_candidates = false;
   const Runs runs = SolveAll(ba, o, [](SyntheticBa* b, ceres::Problem* p) {
     AddReprojectionResiduals(b, p, new ceres::HuberLoss(1.0));
     // A constant block without residuals; it outlives all three problems.
@@ -406,6 +409,75 @@ TEST(Solver, MixedLandmarkSizesMatchCeres) {
   }
   EXPECT_NEAR(final_costs[1], final_costs[0], 1e-6 * final_costs[0]);
   EXPECT_NEAR(final_costs[2], final_costs[0], 1e-4 * final_costs[0]);
+}
+
+// Jacobians at candidates: the same iterations (costs, radii, CG counts and
+// acceptance) as without, up to the rounding in which an autodiff cost
+// function's value differs when it also computes Jacobians, fewer cost
+// passes, and a rejected candidate still followed by a step from the
+// current point's Jacobian (a block whose cost function fails beyond a
+// fence makes rejections happen).
+class FencedPrior : public ceres::SizedCostFunction<1, 3> {
+ public:
+  explicit FencedPrior(double fence) : fence_(fence) {}
+  bool Evaluate(double const* const* x, double* r, double** j) const override {
+    if (x[0][0] > fence_) return false;
+    r[0] = 1e-3 * x[0][0];
+    if (j != nullptr && j[0] != nullptr) j[0][0] = 1e-3, j[0][1] = j[0][2] = 0.0;
+    return true;
+  }
+
+ private:
+  double fence_;
+};
+
+TEST(Solver, JacobiansAtCandidatesChangeOnlyTheEvaluations) {
+  for (bool fenced : {false, true}) {
+    for (Precision precision : {DOUBLE_PRECISION, SINGLE_PRECISION}) {
+      ceres::Solver::Summary summaries[2];
+      for (bool on : {false, true}) {
+        SyntheticBa ba = MakeSyntheticBa(8, 300, 4, 19);
+        ceres::Problem problem;
+        AddReprojectionResiduals(&ba, &problem, new ceres::HuberLoss(1.0));
+        if (fenced) problem.AddResidualBlock(new FencedPrior(ba.points[3][0] + 1e-3), nullptr, ba.points[3].data());
+        Solver::Options o = BaseOptions();
+        o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+        o.precision = precision;
+        o.max_num_iterations = 25;
+        o.jacobians_at_candidates = on;
+        Solve(o, &problem, &summaries[on]);
+        ASSERT_TRUE(summaries[on].IsSolutionUsable()) << summaries[on].message;
+      }
+      const ceres::Solver::Summary& off = summaries[0];
+      const ceres::Solver::Summary& on = summaries[1];
+      SCOPED_TRACE(::testing::Message() << "fenced " << fenced << ", precision " << precision);
+      ASSERT_EQ(on.iterations.size(), off.iterations.size());
+      for (size_t i = 0; i < on.iterations.size(); ++i) {
+        EXPECT_EQ(on.iterations[i].step_is_successful, off.iterations[i].step_is_successful) << "iteration " << i;
+        EXPECT_EQ(on.iterations[i].linear_solver_iterations, off.iterations[i].linear_solver_iterations)
+            << "iteration " << i;
+        EXPECT_LT(Rel(on.iterations[i].cost, off.iterations[i].cost), 1e-10) << "iteration " << i;
+        EXPECT_LT(Rel(on.iterations[i].trust_region_radius, off.iterations[i].trust_region_radius), 1e-8)
+            << "iteration " << i;
+      }
+      EXPECT_EQ(on.termination_type, off.termination_type);
+      EXPECT_LT(Rel(on.final_cost, off.final_cost), 1e-10);
+      // One pass per candidate either way; an accepted candidate evaluated
+      // with its Jacobian saves a pass, a rejected one costs a pass more.
+      const int passes_on = on.num_residual_evaluations + on.num_jacobian_evaluations;
+      const int passes_off = off.num_residual_evaluations + off.num_jacobian_evaluations;
+      EXPECT_LT(on.num_residual_evaluations, off.num_residual_evaluations);
+      EXPECT_LE(passes_on, passes_off + off.num_unsuccessful_steps);
+      if (off.num_unsuccessful_steps == 0) EXPECT_LT(passes_on, passes_off);
+      if (fenced) {
+        EXPECT_GT(off.num_unsuccessful_steps, 0) << "the fence was to make rejections happen";
+        // A candidate evaluated with its Jacobian was rejected: the current
+        // point's Jacobian was evaluated again, and the loop backed off.
+        EXPECT_GT(on.num_jacobian_evaluations, off.num_jacobian_evaluations);
+        EXPECT_LE(passes_on, passes_off + 2);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -52,6 +52,10 @@ class EvaluationNotifier {
   // Before the fixed cost: the user's blocks already hold the point.
   void PrepareForFixedCost();
 
+  // True when the problem has an evaluation callback and the linked Ceres
+  // lets us see it (2.2); false when it has none or we cannot tell (2.1).
+  bool KnownToHaveCallback() const { return known_ && callback_ != nullptr; }
+
  private:
   void Call(bool evaluate_jacobians, bool new_evaluation_point);
   bool Active() const;

@@ -377,7 +377,10 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             for (int i = 0; i < rb.num_parameter_blocks; ++i) {
               if (sc.out_jacobians[i] == nullptr) continue;
               const ParameterBlockInfo& pb = s_.parameter_blocks[blocks[i]];
-              correction.CorrectJacobian(m, pb.tangent_size, res, const_cast<double*>(sc.out_jacobians[i]));
+              // At the fixed sizes the loops unroll (the same products).
+              WithBlockOps(m, pb.tangent_size, [&](auto ops) {
+                correction.CorrectJacobian(ops.Rows(), ops.Cols(), res, const_cast<double*>(sc.out_jacobians[i]));
+              });
             }
             correction.CorrectResiduals(m, res);
           }

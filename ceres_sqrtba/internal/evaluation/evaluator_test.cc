@@ -249,6 +249,56 @@ TEST(Evaluator, PlusJacobianEntriesLeftUnwrittenAreAnError) {
       << evaluator.error();
 }
 
+// The trust-region loop takes an accepted candidate's cost from whichever
+// pass evaluated it (the cost pass, or the Jacobian pass when it evaluates
+// Jacobians at candidates): both must give the same bits, with a loss, with
+// manifolds, with several chunks and threads.
+TEST(Evaluator, CostPassAndJacobianPassGiveTheSameCost) {
+  for (int threads : {1, 2}) {
+    for (bool robust : {false, true}) {
+      std::mt19937 rng(7);
+      std::normal_distribution<double> n(0.0, 1.0);
+      std::vector<std::vector<double>> cameras(6, std::vector<double>(10)), points(300, std::vector<double>(3));
+      for (auto& c : cameras) {
+        for (double& v : c) v = n(rng);
+      }
+      for (auto& p : points) {
+        for (double& v : p) v = n(rng);
+      }
+      ceres::Problem problem;
+      unsigned seed = 1;
+      for (auto& p : points) {
+        for (int k = 0; k < 3; ++k) {
+          auto& c = cameras[(seed + k) % cameras.size()];
+          problem.AddResidualBlock(new CameraPointCost(10, seed++), robust ? new ceres::HuberLoss(0.5) : nullptr,
+                                   c.data(), p.data());
+        }
+      }
+      for (auto& c : cameras) {
+        problem.SetManifold(c.data(),
+                            new ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>>());
+      }
+      ProblemStructure s;
+      std::string error;
+      ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+      ParallelContext context(threads);
+      WorkPartition partition(static_cast<int>(s.groups.size()), {}, 7, 1);
+      Evaluator evaluator(s, partition, &context);
+      std::vector<double> x = StateFromUser(s);
+      std::vector<double> gradient(s.num_effective_parameters);
+      RecordingWriter writer(s);
+      for (int point = 0; point < 3; ++point) {
+        for (double& v : x) v += 1e-3 * n(rng);
+        double cost = 0.0, cost_with_jacobian = 0.0;
+        ASSERT_TRUE(evaluator.EvaluateCost(x.data(), &cost)) << evaluator.error();
+        ASSERT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost_with_jacobian, gradient.data(), &writer))
+            << evaluator.error();
+        EXPECT_EQ(cost, cost_with_jacobian) << threads << " threads, robust " << robust;
+      }
+    }
+  }
+}
+
 // Writes the two residuals it is given (and no Jacobian is asked for here).
 class FixedResiduals : public ceres::CostFunction {
  public:

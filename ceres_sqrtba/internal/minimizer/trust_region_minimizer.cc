@@ -38,6 +38,7 @@ class Minimizer {
     candidate_x_.resize(n);
     projected_.resize(n);
     gradient_.resize(m);
+    if (ctx_.jacobians_at_candidates && !s.is_constrained) candidate_gradient_.resize(m);
     negative_gradient_.resize(m);
     y_.resize(m);
     delta_.resize(m);
@@ -113,6 +114,7 @@ class Minimizer {
         it_.gradient_norm = previous_gradient_norm;
         it_.gradient_max_norm = previous_gradient_max_norm;
         strategy_->StepRejected();
+        StepNotAccepted();
         if (!MaybeSwitchAfterRejections()) return Fail();
       }
     }
@@ -174,7 +176,16 @@ class Minimizer {
         evaluator_->EvaluateJacobian(x_.data(), new_evaluation_point, &x_cost_, gradient_.data(), solver->writer());
     stats_->jacobian_evaluation_time += WallTimeInSeconds() - t0;
     ++stats_->num_jacobian_evaluations;
+    jacobian_is_stale_ = false;
     if (!ok) return EvaluationFailure(evaluator_->error());
+    return FinishJacobian();
+  }
+
+  // What follows a Jacobian at x_ (its cost in x_cost_, its gradient in
+  // gradient_) being written into the current solver: the column scale,
+  // single precision's range, the projected gradient's norms.
+  bool FinishJacobian() {
+    LinearSolver* solver = precision_->solver();
     it_.cost = x_cost_ + ctx_.fixed_cost;
     if (o_.jacobi_scaling) {
       if (!scale_computed_) {
@@ -264,6 +275,13 @@ class Minimizer {
 
   // Returns false only for unrecoverable errors.
   bool ComputeTrustRegionStep() {
+    if (jacobian_is_stale_) {
+      // A rejected candidate's Jacobian is in the solver: the current
+      // point's again, with the iteration's summary left as it is.
+      const ceres::IterationSummary saved = it_;
+      if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/true)) return false;
+      it_ = saved;
+    }
     LinearSolver* solver = precision_->solver();
     const double t0 = WallTimeInSeconds();
     it_.step_is_valid = false;
@@ -371,6 +389,7 @@ class Minimizer {
       return Failure(TooManyInvalidStepsMessage(o_.max_num_consecutive_invalid_steps));
     }
     strategy_->StepIsInvalid();
+    StepNotAccepted();
     it_.cost = x_cost_ + ctx_.fixed_cost;
     it_.cost_change = 0.0;
     it_.gradient_max_norm = summary_->iterations.back().gradient_max_norm;
@@ -402,6 +421,8 @@ class Minimizer {
   }
 
   void ComputeCandidatePointAndEvaluateCost() {
+    candidate_has_jacobian_ = false;
+    jacobian_tried_at_candidate_ = false;
     if (!evaluator_->Plus(x_.data(), delta_.data(), candidate_x_.data())) {
       if (!ctx_.is_silent) {
         LOG(WARNING) << "x_plus_delta = Plus(x, delta) failed. Treating it as a step with infinite cost";
@@ -410,9 +431,22 @@ class Minimizer {
       return;
     }
     const double t0 = WallTimeInSeconds();
-    const bool ok = evaluator_->EvaluateCost(candidate_x_.data(), &candidate_cost_);
-    stats_->residual_evaluation_time += WallTimeInSeconds() - t0;
-    ++stats_->num_residual_evaluations;
+    bool ok;
+    if (candidate_gradient_.size() > 0 && consecutive_accepted_steps_ >= accepted_steps_before_jacobians_) {
+      // The solver's Jacobian is overwritten from here on, whatever happens.
+      jacobian_is_stale_ = true;
+      ok = evaluator_->EvaluateJacobian(candidate_x_.data(), true, &candidate_cost_, candidate_gradient_.data(),
+                                        precision_->solver()->writer());
+      stats_->jacobian_evaluation_time += WallTimeInSeconds() - t0;
+      ++stats_->num_jacobian_evaluations;
+      candidate_has_jacobian_ = ok;
+      jacobian_tried_at_candidate_ = true;
+    } else {
+      ok = evaluator_->EvaluateCost(candidate_x_.data(), &candidate_cost_);
+      stats_->residual_evaluation_time += WallTimeInSeconds() - t0;
+      ++stats_->num_residual_evaluations;
+      jacobian_tried_at_candidate_ = false;
+    }
     if (!ok) {
       if (!ctx_.is_silent) {
         LOG(WARNING) << "Step failed to evaluate. Treating it as a step with infinite cost";
@@ -422,11 +456,30 @@ class Minimizer {
     }
   }
 
+  // A rejected candidate that was evaluated with its Jacobian cost a second
+  // Jacobian pass: wait for twice as long a run of accepted steps next time.
+  void StepNotAccepted() {
+    consecutive_accepted_steps_ = 0;
+    if (jacobian_tried_at_candidate_) {
+      accepted_steps_before_jacobians_ = std::min(2 * accepted_steps_before_jacobians_, 1 << 20);
+      jacobian_tried_at_candidate_ = false;
+    }
+  }
+
   bool HandleSuccessfulStep() {
     had_successful_step_ = true;
+    ++consecutive_accepted_steps_;
+    jacobian_tried_at_candidate_ = false;
     precision_->StepAccepted();
     x_ = candidate_x_;
-    if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/false)) return false;
+    if (candidate_has_jacobian_) {
+      x_cost_ = candidate_cost_;
+      gradient_.swap(candidate_gradient_);
+      jacobian_is_stale_ = false;
+      if (!FinishJacobian()) return false;
+    } else if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/false)) {
+      return false;
+    }
     it_.step_is_successful = true;
     strategy_->StepAccepted(it_.relative_decrease);
     step_evaluator_->StepAccepted(candidate_cost_, model_cost_change_);
@@ -445,6 +498,12 @@ class Minimizer {
   std::unique_ptr<TrustRegionStepEvaluator> step_evaluator_;
   ceres::IterationSummary it_;
   Vector x_, candidate_x_, projected_, gradient_, negative_gradient_, y_, delta_, scale_;
+  Vector candidate_gradient_;  // empty unless Jacobians at candidates are on
+  int consecutive_accepted_steps_ = 0;
+  int accepted_steps_before_jacobians_ = 1;
+  bool jacobian_tried_at_candidate_ = false;  // the last candidate's pass wrote a Jacobian
+  bool candidate_has_jacobian_ = false;       // ... and succeeded
+  bool jacobian_is_stale_ = false;            // the solver holds another point's Jacobian
   std::unique_ptr<ProjectedLineSearch> line_search_;  // bounded problems only
   double x_cost_ = std::numeric_limits<double>::max();
   double minimum_cost_ = std::numeric_limits<double>::max();

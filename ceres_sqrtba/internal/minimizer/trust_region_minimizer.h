@@ -19,6 +19,18 @@
 // tolerance), the loop asks the PrecisionPolicy to continue in double and
 // computes the iteration's step again there; convergence by the function or
 // parameter tolerance is declared on a double precision step only.
+//
+// Jacobians at candidates (MinimizerContext::jacobians_at_candidates): an
+// accepted step is otherwise evaluated twice, its cost at the candidate and
+// then cost, gradient and Jacobian at the same point. Once the previous step
+// was accepted, the candidate is evaluated with its Jacobian in one pass; the
+// cost is the same sum in the same order, so acceptance and the iteration
+// trace do not change. The Jacobian goes into the linear solver's storage,
+// which holds the only copy of the current one: a rejected candidate leaves
+// it stale, and the current point's Jacobian is evaluated again before the
+// next step (a second Jacobian pass, 6-7 times a cost pass). Each such
+// rejection doubles the run of accepted steps required before the next try,
+// so that a problem that rejects often soon evaluates as Ceres does.
 #ifndef CERES_SQRTBA_INTERNAL_MINIMIZER_TRUST_REGION_MINIMIZER_H_
 #define CERES_SQRTBA_INTERNAL_MINIMIZER_TRUST_REGION_MINIMIZER_H_
 
@@ -40,6 +52,7 @@ struct MinimizerContext {
   double fixed_cost = 0.0;
   double start_time = 0.0;  // wall time when Solve started (cumulative times)
   bool is_silent = false;
+  bool jacobians_at_candidates = false;  // see above; not on bounded problems
 };
 
 // parameters: the ambient state vector; on return it holds the best state

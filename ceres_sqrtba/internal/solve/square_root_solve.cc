@@ -184,6 +184,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   mctx.fixed_cost = fixed_cost;
   mctx.start_time = start_time;
   mctx.is_silent = options.logging_type == ceres::SILENT;
+  mctx.jacobians_at_candidates = options.jacobians_at_candidates && !notifier.KnownToHaveCallback();
   ProgressLogger logger(options.minimizer_progress_to_stdout);
   StateUpdatingCallback state_updater(s, state.data());
   // Ceres' order: the state first, then the progress table, then the user's.
