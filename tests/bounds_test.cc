@@ -154,6 +154,20 @@ TEST(Bounds, ProblemWithoutLandmarksKeepsItsBounds) {
   EXPECT_EQ(s.sqrt_linear_solver_type_used, CERES_LINEAR_SOLVER);
 }
 
+// Solves with the square-root solver and with Ceres' ITERATIVE_SCHUR on the
+// same options: both must fail with the same message, which contains `what`.
+void ExpectRefusedAsCeresRefusesIt(const Solver::Options& o, ceres::Problem* problem, const std::string& what) {
+  Solver::Summary s;
+  ceres_sqrtba::Solve(o, problem, &s);
+  ceres::Solver::Options co = o;
+  co.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  ceres::Solver::Summary c;
+  ceres::Solve(co, problem, &c);
+  EXPECT_EQ(s.termination_type, ceres::FAILURE);
+  EXPECT_EQ(s.message, c.message);
+  EXPECT_NE(s.message.find(what), std::string::npos) << s.message;
+}
+
 // What Ceres refuses before it solves is refused with Ceres' message: a
 // constant block outside its box.
 TEST(Bounds, ConstantBlockOutsideItsBoxIsRefusedAsCeresRefusesIt) {
@@ -165,15 +179,7 @@ TEST(Bounds, ConstantBlockOutsideItsBoxIsRefusedAsCeresRefusesIt) {
   Solver::Options o;
   o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
   o.logging_type = ceres::SILENT;
-  Solver::Summary s;
-  ceres_sqrtba::Solve(o, &problem, &s);
-  ceres::Solver::Options co = o;
-  co.linear_solver_type = ceres::ITERATIVE_SCHUR;
-  ceres::Solver::Summary c;
-  ceres::Solve(co, &problem, &c);
-  EXPECT_EQ(s.termination_type, ceres::FAILURE);
-  EXPECT_EQ(s.message, c.message);
-  EXPECT_NE(s.message.find("has at least one infeasible value"), std::string::npos) << s.message;
+  ExpectRefusedAsCeresRefusesIt(o, &problem, "has at least one infeasible value");
 }
 
 // The bounds are read while the rest of the structure is built: an
@@ -192,17 +198,10 @@ TEST(Bounds, InfeasibleBoxIsReportedBeforeAnInvalidOrdering) {
   o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
   o.logging_type = ceres::SILENT;
   o.linear_solver_ordering = ordering;
-  Solver::Summary s;
-  ceres_sqrtba::Solve(o, &problem, &s);
-  ceres::Solver::Options co = o;
-  co.linear_solver_type = ceres::ITERATIVE_SCHUR;
-  ceres::Solver::Summary c;
-  ceres::Solve(co, &problem, &c);
-  EXPECT_EQ(s.termination_type, ceres::FAILURE);
-  EXPECT_EQ(s.message, c.message);
-  EXPECT_NE(s.message.find("has at least one infeasible bound"), std::string::npos) << s.message;
+  ExpectRefusedAsCeresRefusesIt(o, &problem, "has at least one infeasible bound");
   // Without the box, the ordering is what is wrong.
   problem.SetParameterUpperBound(ba.poses[2].data(), 1, 3.0);
+  Solver::Summary s;
   ceres_sqrtba::Solve(o, &problem, &s);
   EXPECT_EQ(s.termination_type, ceres::FAILURE);
   EXPECT_NE(s.message.find("linear_solver_ordering"), std::string::npos) << s.message;

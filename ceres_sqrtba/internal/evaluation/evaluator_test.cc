@@ -94,6 +94,26 @@ class RecordingWriter : public JacobianWriter {
   std::mutex mutex_;
 };
 
+// The structure of a problem and an evaluator over it on `threads` threads
+// and at most `chunks` chunks, with the user's values as the state. ok is
+// false (and error says why) when the structure could not be built.
+struct EvaluatorSetUp {
+  EvaluatorSetUp(const ceres::Problem& problem, int threads, int chunks) : context(threads) {
+    ok = BuildProblemStructure(problem, nullptr, &s, &error) == StructureStatus::kOk;
+    if (!ok) return;
+    partition = WorkPartition(static_cast<int>(s.groups.size()), {}, chunks, 1);
+    evaluator = std::make_unique<Evaluator>(s, partition, &context);
+    x = StateFromUser(s);
+  }
+  bool ok = false;
+  std::string error;
+  ProblemStructure s;
+  ParallelContext context;
+  WorkPartition partition;
+  std::unique_ptr<Evaluator> evaluator;
+  std::vector<double> x;
+};
+
 struct ManifoldCase {
   const char* name;
   int camera_size;
@@ -151,13 +171,11 @@ TEST_P(EvaluatorAgainstCeres, CostGradientAndJacobian) {
     for (auto& cam : cameras) problem.SetManifold(cam.data(), c.make());
   }
 
-  ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-  ParallelContext context(2);
-  WorkPartition partition(static_cast<int>(s.groups.size()), {}, 4, 1);
-  Evaluator evaluator(s, partition, &context);
-  const std::vector<double> x = StateFromUser(s);
+  EvaluatorSetUp e(problem, 2, 4);
+  ASSERT_TRUE(e.ok) << e.error;
+  const ProblemStructure& s = e.s;
+  Evaluator& evaluator = *e.evaluator;
+  const std::vector<double>& x = e.x;
   double cost = 0.0;
   std::vector<double> gradient(s.num_effective_parameters);
   RecordingWriter writer(s);
@@ -234,13 +252,10 @@ TEST(Evaluator, PlusJacobianEntriesLeftUnwrittenAreAnError) {
   problem.AddResidualBlock(new CameraPointCost(3, 1), nullptr, camera.data(), point.data());
   ForgetfulManifold* manifold = new ForgetfulManifold;
   problem.SetManifold(camera.data(), manifold);
-  ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-  ParallelContext context(1);
-  WorkPartition partition(static_cast<int>(s.groups.size()), {}, 1, 1);
-  Evaluator evaluator(s, partition, &context);
-  const std::vector<double> x = StateFromUser(s);
+  EvaluatorSetUp e(problem, 1, 1);
+  ASSERT_TRUE(e.ok) << e.error;
+  Evaluator& evaluator = *e.evaluator;
+  const std::vector<double>& x = e.x;
   double cost = 0.0;
   ASSERT_TRUE(evaluator.EvaluateCost(x.data(), &cost)) << evaluator.error();
   manifold->forget = true;
@@ -278,15 +293,13 @@ TEST(Evaluator, CostPassAndJacobianPassGiveTheSameCost) {
         problem.SetManifold(c.data(),
                             new ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>>());
       }
-      ProblemStructure s;
-      std::string error;
-      ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-      ParallelContext context(threads);
-      WorkPartition partition(static_cast<int>(s.groups.size()), {}, 7, 1);
-      Evaluator evaluator(s, partition, &context);
-      std::vector<double> x = StateFromUser(s);
-      std::vector<double> gradient(s.num_effective_parameters);
-      RecordingWriter writer(s);
+      EvaluatorSetUp e(problem, threads, 7);
+      ASSERT_TRUE(e.ok) << e.error;
+      ASSERT_GT(e.partition.num_chunks(), 1);
+      Evaluator& evaluator = *e.evaluator;
+      std::vector<double>& x = e.x;
+      std::vector<double> gradient(e.s.num_effective_parameters);
+      RecordingWriter writer(e.s);
       for (int point = 0; point < 3; ++point) {
         for (double& v : x) v += 1e-3 * n(rng);
         double cost = 0.0, cost_with_jacobian = 0.0;
@@ -339,16 +352,11 @@ TEST(Evaluator, ResidualsThatAreNotFiniteAreNamedAndOverflowingSquaresAreNot) {
     std::vector<double> camera(3, 0.5), point = {0.1, 0.2, 0.3};
     ceres::Problem problem;
     problem.AddResidualBlock(new FixedResiduals(c.r0, c.r1, c.write_second), nullptr, camera.data(), point.data());
-    ProblemStructure s;
-    std::string error;
-    ASSERT_EQ(BuildProblemStructure(problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-    ParallelContext context(1);
-    WorkPartition partition(static_cast<int>(s.groups.size()), {}, 1, 1);
-    Evaluator evaluator(s, partition, &context);
-    const std::vector<double> x = StateFromUser(s);
+    EvaluatorSetUp e(problem, 1, 1);
+    ASSERT_TRUE(e.ok) << e.error;
     double cost = 0.0;
-    EXPECT_FALSE(evaluator.EvaluateCost(x.data(), &cost));
-    EXPECT_NE(evaluator.error().find(c.expected), std::string::npos) << evaluator.error();
+    EXPECT_FALSE(e.evaluator->EvaluateCost(e.x.data(), &cost));
+    EXPECT_NE(e.evaluator->error().find(c.expected), std::string::npos) << e.evaluator->error();
   }
 }
 
