@@ -10,6 +10,7 @@
 #include "ceres_sqrtba/internal/common/finite.h"
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/evaluation/loss_correction.h"
+#include "ceres_sqrtba/internal/evaluation/tangent_jacobian.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -59,6 +60,7 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
     max_tangent_jacobian_ = std::max(max_tangent_jacobian_, tangent);
   }
   plus_jacobian_offset_.assign(s.parameter_blocks.size(), -1);
+  plus_jacobian_border_.assign(s.parameter_blocks.size(), PlusJacobianBorder());
   int total = 0;
   for (int p : s.variable_blocks) {
     const ParameterBlockInfo& pb = s.parameter_blocks[p];
@@ -101,6 +103,7 @@ bool Evaluator::ComputePlusJacobians(const double* x) {
                " returned a PlusJacobian with a value that is not finite.";
       return false;
     }
+    plus_jacobian_border_[p] = BorderOf(out, pb.size, pb.tangent_size);
   }
   return true;
 }
@@ -208,41 +211,6 @@ inline void WithBlockOps(int rows, int cols, Fn&& fn) {
   });
 }
 
-// t = a * pj: the tangent Jacobian (m x ts) from the ambient one (m x S,
-// row-major) and the manifold's PlusJacobian (S x ts, row-major). Every
-// entry sums over the ambient index in increasing order, whatever the path.
-// The manifold sizes of DispatchManifoldSizes run with the sizes fixed, so
-// that a row's sums stay in registers; others in the general loop.
-template <int S, int T>
-void FixedTangentJacobian(int m, const double* __restrict a, const double* __restrict pj, double* __restrict t) {
-  for (int rr = 0; rr < m; ++rr) {
-    double acc[T];
-    for (int c = 0; c < T; ++c) acc[c] = 0.0;
-    for (int k = 0; k < S; ++k) {
-      const double w = a[rr * S + k];
-      for (int c = 0; c < T; ++c) acc[c] += w * pj[k * T + c];
-    }
-    for (int c = 0; c < T; ++c) t[rr * T + c] = acc[c];
-  }
-}
-
-void TangentJacobian(int m, int size, int ts, const double* a, const double* pj, double* t) {
-  DispatchManifoldSizes(size, ts, [&](auto sizes) {
-    using Sizes = decltype(sizes);
-    if constexpr (Sizes::kFixed) {
-      FixedTangentJacobian<Sizes::kAmbient, Sizes::kTangent>(m, a, pj, t);
-    } else {
-      for (int rr = 0; rr < m; ++rr) {
-        for (int c = 0; c < ts; ++c) {
-          double v = 0.0;
-          for (int k = 0; k < size; ++k) v += a[rr * size + k] * pj[k * ts + c];
-          t[rr * ts + c] = v;
-        }
-      }
-    }
-  });
-}
-
 // The cost function objects are the user's, one heap object per residual
 // block: in the Jacobian pass, reading the next ones' virtual tables ahead
 // hides a cache miss per residual block that otherwise stalls the
@@ -343,8 +311,9 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             break;
           }
           if (pb.manifold != nullptr) {
-            // Tangent Jacobian = ambient Jacobian * PlusJacobian.
-            TangentJacobian(m, pb.size, pb.tangent_size, sc.cost_jacobians[i],
+            // Tangent Jacobian = ambient Jacobian * PlusJacobian, through the
+            // PlusJacobian's identity borders (tangent_jacobian.h).
+            TangentJacobian(m, pb.size, pb.tangent_size, plus_jacobian_border_[p], sc.cost_jacobians[i],
                             plus_jacobians_.data() + plus_jacobian_offset_[p],
                             const_cast<double*>(sc.out_jacobians[i]));
           }

@@ -21,6 +21,7 @@
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/evaluation/evaluation_notifier.h"
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
+#include "ceres_sqrtba/internal/evaluation/tangent_jacobian.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 namespace ceres_sqrtba {
@@ -79,6 +80,9 @@ class Evaluator {
   int max_tangent_jacobian_ = 0;
   int max_parameter_blocks_ = 0;
   std::vector<int> plus_jacobian_offset_;  // per parameter block, -1 if none
+  // Per parameter block: the identity borders of its PlusJacobian at the
+  // current point (tangent_jacobian.h), found when it is computed.
+  std::vector<PlusJacobianBorder> plus_jacobian_border_;
   // The variable blocks with a manifold, in variable order: every evaluation
   // computes their PlusJacobians serially, and a problem without manifolds
   // should not walk its thousands of other blocks to find none.

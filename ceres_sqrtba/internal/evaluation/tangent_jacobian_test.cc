@@ -1,0 +1,146 @@
+#include "ceres_sqrtba/internal/evaluation/tangent_jacobian.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "ceres/manifold.h"
+#include "ceres/product_manifold.h"
+#include "gtest/gtest.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+// The full product, every sum over all ambient rows in increasing order: what
+// Ceres computes and what TangentJacobian must reproduce bit for bit.
+std::vector<double> FullProduct(int m, int ambient, int tangent, const std::vector<double>& a,
+                                const std::vector<double>& p) {
+  std::vector<double> t(m * tangent);
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < tangent; ++c) {
+      double v = 0.0;
+      for (int k = 0; k < ambient; ++k) v += a[r * ambient + k] * p[k * tangent + c];
+      t[r * tangent + c] = v;
+    }
+  }
+  return t;
+}
+
+// An ambient Jacobian with the values that can trip a shortcut: signed zeros,
+// exact zeros, and values of very different magnitudes.
+std::vector<double> AmbientJacobian(int m, int ambient, std::mt19937* rng) {
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::uniform_int_distribution<int> kind(0, 5);
+  std::vector<double> a(m * ambient);
+  for (double& v : a) {
+    switch (kind(*rng)) {
+      case 0: v = -0.0; break;
+      case 1: v = 0.0; break;
+      case 2: v = uniform(*rng) * 1e-300; break;
+      default: v = uniform(*rng) * 1e3; break;
+    }
+  }
+  return a;
+}
+
+std::vector<double> PlusJacobianOf(const ceres::Manifold& manifold, std::mt19937* rng) {
+  std::normal_distribution<double> normal;
+  std::vector<double> x(manifold.AmbientSize());
+  for (double& v : x) v = normal(*rng);
+  // Quaternions (wherever they are) are read as unit quaternions only up to
+  // their norm; normalize the whole vector so that any layout is valid.
+  double norm = 0.0;
+  for (double v : x) norm += v * v;
+  for (double& v : x) v /= std::sqrt(norm);
+  std::vector<double> p(manifold.AmbientSize() * manifold.TangentSize());
+  EXPECT_TRUE(manifold.PlusJacobian(x.data(), p.data()));
+  return p;
+}
+
+void ExpectSameBits(int m, int ambient, int tangent, const std::vector<double>& p, std::mt19937* rng) {
+  const PlusJacobianBorder border = BorderOf(p.data(), ambient, tangent);
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::vector<double> a = AmbientJacobian(m, ambient, rng);
+    const std::vector<double> expected = FullProduct(m, ambient, tangent, a, p);
+    std::vector<double> t(m * tangent, 12345.0);
+    TangentJacobian(m, ambient, tangent, border, a.data(), p.data(), t.data());
+    ASSERT_EQ(std::memcmp(t.data(), expected.data(), t.size() * sizeof(double)), 0)
+        << ambient << " x " << tangent << ", border " << border.lead << "/" << border.trail;
+  }
+}
+
+TEST(TangentJacobian, QuaternionCameraHasAnIdentityTail) {
+  std::mt19937 rng(1);
+  ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>> camera;
+  const std::vector<double> p = PlusJacobianOf(camera, &rng);
+  const PlusJacobianBorder border = BorderOf(p.data(), 10, 9);
+  EXPECT_EQ(border.lead, 0);
+  EXPECT_EQ(border.trail, 6);
+  for (int m : {1, 2, 3}) ExpectSameBits(m, 10, 9, p, &rng);
+}
+
+TEST(TangentJacobian, PoseWithTranslationFirstHasAnIdentityLead) {
+  std::mt19937 rng(2);
+  ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::QuaternionManifold> pose;
+  const std::vector<double> p = PlusJacobianOf(pose, &rng);
+  const PlusJacobianBorder border = BorderOf(p.data(), 7, 6);
+  EXPECT_EQ(border.lead, 3);
+  EXPECT_EQ(border.trail, 0);
+  ExpectSameBits(2, 7, 6, p, &rng);
+}
+
+TEST(TangentJacobian, SubsetManifoldDropsItsConstantRow) {
+  std::mt19937 rng(3);
+  ceres::SubsetManifold subset(5, {2});
+  const std::vector<double> p = PlusJacobianOf(subset, &rng);
+  const PlusJacobianBorder border = BorderOf(p.data(), 5, 4);
+  EXPECT_EQ(border.lead, 2);
+  EXPECT_EQ(border.trail, 2);
+  ExpectSameBits(2, 5, 4, p, &rng);
+}
+
+TEST(TangentJacobian, DenseAndIdentityPlusJacobians) {
+  std::mt19937 rng(4);
+  ceres::QuaternionManifold quaternion;
+  ExpectSameBits(2, 4, 3, PlusJacobianOf(quaternion, &rng), &rng);
+  ceres::EuclideanManifold<3> euclidean;
+  const std::vector<double> identity = PlusJacobianOf(euclidean, &rng);
+  EXPECT_EQ(BorderOf(identity.data(), 3, 3).lead, 3);
+  ExpectSameBits(2, 3, 3, identity, &rng);
+  // Dense, at the fixed sizes and at others.
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (auto [ambient, tangent] : {std::pair{10, 9}, std::pair{7, 6}, std::pair{5, 2}}) {
+    std::vector<double> p(ambient * tangent);
+    for (double& v : p) v = uniform(rng);
+    const PlusJacobianBorder border = BorderOf(p.data(), ambient, tangent);
+    EXPECT_EQ(border.lead + border.trail, 0);
+    ExpectSameBits(2, ambient, tangent, p, &rng);
+  }
+}
+
+// A border is taken only where every entry is exactly 0 or 1: any other
+// value in its rows or columns, however small, shrinks it.
+TEST(TangentJacobian, AnyEntryOffTheBorderPatternShrinksIt) {
+  std::mt19937 rng(5);
+  ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>> camera;
+  const std::vector<double> base = PlusJacobianOf(camera, &rng);
+  for (int i = 0; i < 10; ++i) {
+    for (int j = 0; j < 9; ++j) {
+      if (i < 4 && j < 3) continue;  // the quaternion's own block
+      std::vector<double> p = base;
+      double& v = p[i * 9 + j];
+      v = v == 0.0 ? 1e-200 : std::nextafter(v, 2.0);
+      const PlusJacobianBorder border = BorderOf(p.data(), 10, 9);
+      EXPECT_LT(border.trail, 6) << i << ", " << j;
+      ExpectSameBits(2, 10, 9, p, &rng);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace ceres_sqrtba
