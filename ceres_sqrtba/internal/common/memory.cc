@@ -47,52 +47,14 @@ namespace {
 
 std::atomic<int64_t> fail_above{-1};
 
-#if defined(__linux__)
-#if defined(MADV_POPULATE_WRITE)
-constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
-#else
-constexpr int kPopulateWrite = 23;  // <linux/mman.h> since Linux 5.14
-#endif
-
-// Whether the kernel may back a madvise'd region with transparent huge pages
-// ("always" or "madvise" selected). Without them populating would take the
-// 4 KiB pages serially in the allocating thread, where first touch spreads
-// them over the evaluating threads.
-[[maybe_unused]] bool HugePagesOnRequest() {
-  static const bool available = [] {
-    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string modes;
-    std::getline(in, modes);
-    return modes.find("[always]") != std::string::npos || modes.find("[madvise]") != std::string::npos;
-  }();
-  return available;
-}
-#endif
-
-// Why populated. Every scalar of these buffers is written by the first
-// evaluation, so their pages are all needed at once; taking them one fault at
-// a time from the evaluating threads cost more than asking the kernel for
-// all of them up front (MADV_POPULATE_WRITE, Linux 5.14; ignored where
-// unknown). Measured with bundle_adjuster, time at iteration 0, medians of
-// 8-10 interleaved runs against first touch: problem-49 13.8 -> 13.4 ms,
-// problem-21 16.4 -> 15.8 ms, dubrovnik-16 40.8 -> 34.6 ms, synthetic 1M
-// observations 498 -> 440 ms (explicit storage 663 -> 523 ms).
-// Populating 4 KiB pages instead (buffers under 4 MiB left as they were)
-// was slower than first touch on problem-49 (13.8 -> 14.4 ms), so only
-// buffers the kernel may give huge pages are populated.
 void* AllocateLargeOrNull(int64_t bytes) {
   constexpr int64_t kHugePage = int64_t{2} << 20;
-  if (bytes < kHugePage / 2) return std::malloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)));
+  if (bytes < 2 * kHugePage) return std::malloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)));
   const int64_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
   void* p = std::aligned_alloc(static_cast<size_t>(kHugePage), static_cast<size_t>(rounded));
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // Hints: without transparent huge pages (or with "never") the first has no
-  // effect and the second is not made; on kernels that do not know it, it
-  // fails harmlessly (the pages are then taken at first touch).
-  if (p != nullptr) {
-    madvise(p, static_cast<size_t>(rounded), MADV_HUGEPAGE);
-    if (HugePagesOnRequest()) madvise(p, static_cast<size_t>(rounded), kPopulateWrite);
-  }
+  // A hint: without transparent huge pages (or with "never") it has no effect.
+  if (p != nullptr) madvise(p, static_cast<size_t>(rounded), MADV_HUGEPAGE);
 #endif
   return p;
 }

@@ -54,13 +54,10 @@ class AllocationFailure : public std::bad_alloc {
 };
 
 // Uninitialized storage for `bytes` bytes, released with std::free (see
-// FreeDeleter), for buffers that are written whole right after (the landmark
-// blocks, the direct solver's rows). From 1 MiB on, aligned to 2 MiB, rounded
-// up to it, marked for transparent huge pages (madvise(MADV_HUGEPAGE)) and
-// populated at once (MADV_POPULATE_WRITE) on Linux: one request to the kernel
-// instead of a page fault per 4 KiB (or per 2 MiB) during the first
-// evaluation; memory.cc has the measurements. Throws AllocationFailure when
-// the memory is not there.
+// FreeDeleter). Large buffers are aligned to 2 MiB and marked for transparent
+// huge pages (madvise(MADV_HUGEPAGE), Linux): the landmark blocks are first
+// touched during the first evaluation, and with 4 KiB pages that costs one page
+// fault per 4 KiB. Throws AllocationFailure when the memory is not there.
 void* AllocateLarge(int64_t bytes);
 
 // Tests: AllocateLarge fails for every request larger than `bytes` (negative:

@@ -28,7 +28,7 @@ int64_t MarginalizedRowsSize(const ProblemStructure& s) {
 constexpr int kPrefetchDistance = 2;
 
 // Uninitialized (every group's W is written by its thin QR's visit before it
-// is read), in populated 2 MiB pages when large (AllocateLarge). A failed
+// is read), in 2 MiB pages when large: first touched in parallel. A failed
 // allocation throws AllocationFailure (common/memory.h).
 double* AllocateDoubles(int64_t n) {
   return static_cast<double*>(AllocateLarge(std::max<int64_t>(1, n) * static_cast<int64_t>(sizeof(double))));

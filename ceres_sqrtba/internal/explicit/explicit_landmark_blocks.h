@@ -92,8 +92,9 @@ class ExplicitLandmarkBlocks : public JacobianWriter {
   const ProblemStructure& s_;
   const ExplicitBlockLayout& layout_;
   // Not value-initialized: every block is cleared by the first residual block
-  // written into it, by the thread that evaluates it, so it is not zeroed
-  // twice. Huge pages, populated up front, where available (AllocateLarge).
+  // written into it, by the thread that evaluates it, so the pages are first
+  // touched in parallel and not zeroed twice. Huge pages where available
+  // (AllocateLarge).
   std::unique_ptr<Scalar[], FreeDeleter> data_;
   std::vector<Scalar> rotations_;
   std::vector<int64_t> rotation_offset_;
