@@ -73,34 +73,28 @@ void ExpectSameBits(int m, int ambient, int tangent, const std::vector<double>& 
   }
 }
 
+// The borders BorderOf finds in a manifold's PlusJacobian, and the product's
+// bits against the full product for residual blocks of 1 to 3 rows.
+void ExpectBordersAndSameBits(const ceres::Manifold& manifold, int lead, int trail, unsigned seed) {
+  std::mt19937 rng(seed);
+  const int ambient = manifold.AmbientSize(), tangent = manifold.TangentSize();
+  const std::vector<double> p = PlusJacobianOf(manifold, &rng);
+  const PlusJacobianBorder border = BorderOf(p.data(), ambient, tangent);
+  EXPECT_EQ(border.lead, lead);
+  EXPECT_EQ(border.trail, trail);
+  for (int m : {1, 2, 3}) ExpectSameBits(m, ambient, tangent, p, &rng);
+}
+
 TEST(TangentJacobian, QuaternionCameraHasAnIdentityTail) {
-  std::mt19937 rng(1);
-  ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>> camera;
-  const std::vector<double> p = PlusJacobianOf(camera, &rng);
-  const PlusJacobianBorder border = BorderOf(p.data(), 10, 9);
-  EXPECT_EQ(border.lead, 0);
-  EXPECT_EQ(border.trail, 6);
-  for (int m : {1, 2, 3}) ExpectSameBits(m, 10, 9, p, &rng);
+  ExpectBordersAndSameBits(ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>>(), 0, 6, 1);
 }
 
 TEST(TangentJacobian, PoseWithTranslationFirstHasAnIdentityLead) {
-  std::mt19937 rng(2);
-  ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::QuaternionManifold> pose;
-  const std::vector<double> p = PlusJacobianOf(pose, &rng);
-  const PlusJacobianBorder border = BorderOf(p.data(), 7, 6);
-  EXPECT_EQ(border.lead, 3);
-  EXPECT_EQ(border.trail, 0);
-  ExpectSameBits(2, 7, 6, p, &rng);
+  ExpectBordersAndSameBits(ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::QuaternionManifold>(), 3, 0, 2);
 }
 
 TEST(TangentJacobian, SubsetManifoldDropsItsConstantRow) {
-  std::mt19937 rng(3);
-  ceres::SubsetManifold subset(5, {2});
-  const std::vector<double> p = PlusJacobianOf(subset, &rng);
-  const PlusJacobianBorder border = BorderOf(p.data(), 5, 4);
-  EXPECT_EQ(border.lead, 2);
-  EXPECT_EQ(border.trail, 2);
-  ExpectSameBits(2, 5, 4, p, &rng);
+  ExpectBordersAndSameBits(ceres::SubsetManifold(5, {2}), 2, 2, 3);
 }
 
 TEST(TangentJacobian, DenseAndIdentityPlusJacobians) {
