@@ -12,8 +12,9 @@
 //   P = [ Pq  0 ]     Pq: the quaternion's 4 x 3,
 //       [ 0   I ]     I:  6 x 6,
 //
-// so 18 of its 90 entries are not structurally zero and the full product
-// spends 180 of its 2 x 90 multiply-adds (a 2-d residual) on zeros and ones.
+// so 18 of its 90 entries are not structurally zero, and for a 2-d residual
+// the full product spends 156 of its 2 x 90 = 180 multiply-adds on zeros and
+// ones (24 on the quaternion's block).
 // BorderOf finds, once per PlusJacobian, the largest identity block in the
 // top-left corner (`lead`) and in the bottom-right corner (`trail`) whose
 // rows and columns are zero elsewhere; the product then multiplies only the
