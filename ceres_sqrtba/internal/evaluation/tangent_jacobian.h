@@ -28,7 +28,11 @@
 // +0.0 + A[r][k] * 1 = A[r][k] + 0.0 (which turns -0.0 into +0.0, as the full
 // product does). The middle block sums over k in increasing order, as the
 // full product does. tangent_jacobian_test.cc checks the bits against the
-// plain triple loop.
+// plain triple loop. Two assumptions, both true of the default build: every
+// product is rounded on its own (no contraction into fused multiply-adds,
+// which -march=native allows: a fused tiny product can round to -0.0) and
+// tiny results are kept as subnormals (flush-to-zero off). Where they fail,
+// the two products can differ only in the sign of a zero below 2.3e-308.
 #ifndef CERES_SQRTBA_INTERNAL_EVALUATION_TANGENT_JACOBIAN_H_
 #define CERES_SQRTBA_INTERNAL_EVALUATION_TANGENT_JACOBIAN_H_
 
@@ -51,8 +55,8 @@ struct PlusJacobianBorder {
 
 namespace tangent_jacobian {
 
-// Whether row i (all columns) and column j (all rows) of p hold the value
-// expected(i', j') at every entry.
+// Whether every entry (k, c) of row i (all columns c) and of column j (all
+// rows k) of p equals expected(k, c).
 template <typename Expected>
 inline bool CrossMatches(const double* p, int ambient, int tangent, int i, int j, Expected&& expected) {
   for (int c = 0; c < tangent; ++c) {

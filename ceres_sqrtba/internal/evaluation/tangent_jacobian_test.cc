@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <memory>
 #include <random>
 #include <utility>
 #include <vector>
@@ -34,13 +33,14 @@ std::vector<double> FullProduct(int m, int ambient, int tangent, const std::vect
 // exact zeros, and values of very different magnitudes.
 std::vector<double> AmbientJacobian(int m, int ambient, std::mt19937* rng) {
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::uniform_int_distribution<int> kind(0, 5);
+  std::uniform_int_distribution<int> kind(0, 6);
   std::vector<double> a(m * ambient);
   for (double& v : a) {
     switch (kind(*rng)) {
       case 0: v = -0.0; break;
       case 1: v = 0.0; break;
       case 2: v = uniform(*rng) * 1e-300; break;
+      case 3: v = uniform(*rng) < 0.0 ? -4.9e-324 : 4.9e-324; break;  // products round to +-0
       default: v = uniform(*rng) * 1e3; break;
     }
   }
@@ -95,6 +95,15 @@ TEST(TangentJacobian, PoseWithTranslationFirstHasAnIdentityLead) {
 
 TEST(TangentJacobian, SubsetManifoldDropsItsConstantRow) {
   ExpectBordersAndSameBits(ceres::SubsetManifold(5, {2}), 2, 2, 3);
+  // Both borders around a middle of 4 rows and 2 columns (the general loop),
+  // two ambient rows more than tangent columns.
+  ExpectBordersAndSameBits(ceres::SubsetManifold(6, {1, 4}), 1, 1, 6);
+}
+
+TEST(TangentJacobian, QuaternionBetweenTwoEuclideanBlocks) {
+  ExpectBordersAndSameBits(
+      ceres::ProductManifold<ceres::EuclideanManifold<2>, ceres::QuaternionManifold, ceres::EuclideanManifold<2>>(),
+      2, 2, 7);
 }
 
 TEST(TangentJacobian, DenseAndIdentityPlusJacobians) {
@@ -104,6 +113,7 @@ TEST(TangentJacobian, DenseAndIdentityPlusJacobians) {
   ceres::EuclideanManifold<3> euclidean;
   const std::vector<double> identity = PlusJacobianOf(euclidean, &rng);
   EXPECT_EQ(BorderOf(identity.data(), 3, 3).lead, 3);
+  EXPECT_EQ(BorderOf(identity.data(), 3, 3).trail, 0);
   ExpectSameBits(2, 3, 3, identity, &rng);
   // Dense, at the fixed sizes and at others.
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
@@ -116,23 +126,34 @@ TEST(TangentJacobian, DenseAndIdentityPlusJacobians) {
   }
 }
 
+// Changes every entry outside the middle block of the manifold's
+// PlusJacobian, one at a time, to another value (however close) and expects
+// smaller borders and the same bits as the full product.
+void ExpectEveryChangeShrinksTheBorders(const ceres::Manifold& manifold, unsigned seed) {
+  std::mt19937 rng(seed);
+  const int ambient = manifold.AmbientSize(), tangent = manifold.TangentSize();
+  const std::vector<double> base = PlusJacobianOf(manifold, &rng);
+  const PlusJacobianBorder full = BorderOf(base.data(), ambient, tangent);
+  ASSERT_GT(full.lead + full.trail, 0);
+  for (int i = 0; i < ambient; ++i) {
+    for (int j = 0; j < tangent; ++j) {
+      const bool middle = i >= full.lead && i < ambient - full.trail && j >= full.lead && j < tangent - full.trail;
+      if (middle) continue;
+      std::vector<double> p = base;
+      double& v = p[i * tangent + j];
+      v = v == 0.0 ? 1e-200 : std::nextafter(v, 2.0);
+      const PlusJacobianBorder border = BorderOf(p.data(), ambient, tangent);
+      EXPECT_LT(border.lead + border.trail, full.lead + full.trail) << i << ", " << j;
+      ExpectSameBits(2, ambient, tangent, p, &rng);
+    }
+  }
+}
+
 // A border is taken only where every entry is exactly 0 or 1: any other
 // value in its rows or columns, however small, shrinks it.
 TEST(TangentJacobian, AnyEntryOffTheBorderPatternShrinksIt) {
-  std::mt19937 rng(5);
-  ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>> camera;
-  const std::vector<double> base = PlusJacobianOf(camera, &rng);
-  for (int i = 0; i < 10; ++i) {
-    for (int j = 0; j < 9; ++j) {
-      if (i < 4 && j < 3) continue;  // the quaternion's own block
-      std::vector<double> p = base;
-      double& v = p[i * 9 + j];
-      v = v == 0.0 ? 1e-200 : std::nextafter(v, 2.0);
-      const PlusJacobianBorder border = BorderOf(p.data(), 10, 9);
-      EXPECT_LT(border.trail, 6) << i << ", " << j;
-      ExpectSameBits(2, 10, 9, p, &rng);
-    }
-  }
+  ExpectEveryChangeShrinksTheBorders(ceres::ProductManifold<ceres::QuaternionManifold, ceres::EuclideanManifold<6>>(), 5);
+  ExpectEveryChangeShrinksTheBorders(ceres::ProductManifold<ceres::EuclideanManifold<3>, ceres::QuaternionManifold>(), 8);
 }
 
 }  // namespace
