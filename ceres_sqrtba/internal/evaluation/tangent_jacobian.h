@@ -124,20 +124,6 @@ inline void Middle(int m, int ambient, int tangent, int lead, int middle_a, int 
   }
 }
 
-// The dense product with the sizes fixed (the full sums stay in registers).
-template <int S, int T>
-inline void Dense(int m, const double* __restrict a, const double* __restrict p, double* __restrict t) {
-  for (int r = 0; r < m; ++r) {
-    double acc[T];
-    for (int c = 0; c < T; ++c) acc[c] = 0.0;
-    for (int k = 0; k < S; ++k) {
-      const double w = a[r * S + k];
-      for (int c = 0; c < T; ++c) acc[c] += w * p[k * T + c];
-    }
-    for (int c = 0; c < T; ++c) t[r * T + c] = acc[c];
-  }
-}
-
 }  // namespace tangent_jacobian
 
 // t = a * p (m x tangent, row-major), p's borders as BorderOf found them.
@@ -145,17 +131,6 @@ inline void Dense(int m, const double* __restrict a, const double* __restrict p,
 inline void TangentJacobian(int m, int ambient, int tangent, PlusJacobianBorder border,
                             const double* __restrict a, const double* __restrict p, double* __restrict t) {
   const int lead = border.lead, trail = border.trail;
-  if (lead == 0 && trail == 0) {
-    DispatchManifoldSizes(ambient, tangent, [&](auto sizes) {
-      using Sizes = decltype(sizes);
-      if constexpr (Sizes::kFixed) {
-        tangent_jacobian::Dense<Sizes::kAmbient, Sizes::kTangent>(m, a, p, t);
-      } else {
-        tangent_jacobian::Middle<kDynamic, kDynamic>(m, ambient, tangent, 0, ambient, tangent, a, p, t);
-      }
-    });
-    return;
-  }
   const int middle_a = ambient - lead - trail, middle_t = tangent - lead - trail;
   for (int r = 0; r < m; ++r) {
     for (int c = 0; c < lead; ++c) t[r * tangent + c] = a[r * ambient + c] + 0.0;
@@ -164,12 +139,12 @@ inline void TangentJacobian(int m, int ambient, int tangent, PlusJacobianBorder 
     }
   }
   if (middle_t == 0) return;
-  // A quaternion inside a product manifold: its 4 x 3 block.
-  if (middle_a == 4 && middle_t == 3) {
-    tangent_jacobian::Middle<4, 3>(m, ambient, tangent, lead, middle_a, middle_t, a, p, t);
-  } else {
-    tangent_jacobian::Middle<kDynamic, kDynamic>(m, ambient, tangent, lead, middle_a, middle_t, a, p, t);
-  }
+  // Fixed sizes for the listed manifolds: a quaternion inside a product
+  // manifold (its 4 x 3 block) and dense PlusJacobians without borders.
+  DispatchManifoldSizes(middle_a, middle_t, [&](auto sizes) {
+    using Sizes = decltype(sizes);
+    tangent_jacobian::Middle<Sizes::kAmbient, Sizes::kTangent>(m, ambient, tangent, lead, middle_a, middle_t, a, p, t);
+  });
 }
 
 }  // namespace internal
