@@ -25,24 +25,26 @@ struct ResidualList {
 };
 
 // The per-residual-block queries, in parallel: cost and loss function, the
-// number of residuals and the parameter blocks (user pointers, flat, with
-// the count of each residual block in counts).
+// number of residuals and the parameter blocks (user pointers, per chunk of
+// residual blocks, with the count of each residual block in counts).
+constexpr int kQueryChunk = 4096;
 void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context, ResidualList* list,
-                         std::vector<double*>* pointers, std::vector<int>* counts) {
+                         std::vector<std::vector<double*>>* chunk_pointers, std::vector<int>* counts) {
   const int n = static_cast<int>(list->ids.size());
   list->cost_functions.resize(n);
   list->loss_functions.resize(n);
   list->num_residuals.resize(n);
   counts->resize(n);
-  // Chunks of fixed size write their pointers into their own vector, which
-  // are concatenated in chunk order: the same result for any thread count.
-  constexpr int kChunk = 4096;
+  // Chunks of fixed size write their pointers into their own vector, read
+  // in chunk order: the same result for any thread count (and no copy into
+  // one vector, which would be fresh pages to fault in).
+  constexpr int kChunk = kQueryChunk;
   const int num_chunks = (n + kChunk - 1) / kChunk;
-  std::vector<std::vector<double*>> chunk_pointers(num_chunks);
+  chunk_pointers->assign(num_chunks, {});
   auto query = [&](int cb, int ce) {
     std::vector<double*> params;
     for (int c = cb; c < ce; ++c) {
-      std::vector<double*>& out = chunk_pointers[c];
+      std::vector<double*>& out = (*chunk_pointers)[c];
       out.reserve(2 * kChunk);
       for (int r = c * kChunk; r < std::min(n, (c + 1) * kChunk); ++r) {
         const ceres::ResidualBlockId id = list->ids[r];
@@ -63,11 +65,6 @@ void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context
     ++done;
   }
   if (done < num_chunks) context->For(num_chunks - done, 1, [&](int b, int e) { query(done + b, done + e); });
-  size_t total = 0;
-  for (const auto& chunk : chunk_pointers) total += chunk.size();
-  pointers->clear();
-  pointers->reserve(total);
-  for (const auto& chunk : chunk_pointers) pointers->insert(pointers->end(), chunk.begin(), chunk.end());
 }
 
 // Parameter blocks in the order of first use by the residual blocks (Ceres'
@@ -80,9 +77,11 @@ void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context
 void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context, ProblemStructure* s,
                          ResidualList* residuals) {
   problem.GetResidualBlocks(&residuals->ids);
-  std::vector<double*> pointers;
+  std::vector<std::vector<double*>> chunk_pointers;
   std::vector<int> counts;
-  QueryResidualBlocks(problem, context, residuals, &pointers, &counts);
+  QueryResidualBlocks(problem, context, residuals, &chunk_pointers, &counts);
+  size_t total = 0;
+  for (const auto& chunk : chunk_pointers) total += chunk.size();
   const int num_blocks = problem.NumParameterBlocks();
   std::vector<double*> blocks;
   blocks.reserve(num_blocks);
@@ -93,28 +92,33 @@ void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context
     return it.first->second;
   };
   residuals->begin.reserve(residuals->ids.size() + 1);
-  residuals->blocks.resize(pointers.size());
+  residuals->blocks.resize(total);
   // Consecutive residual blocks often share a block in the same position (a
   // BAL file lists observations by camera or by point): no hash lookup then.
   constexpr int kRemembered = 4;
   double* last_pointer[kRemembered] = {nullptr, nullptr, nullptr, nullptr};
   int last_index[kRemembered] = {-1, -1, -1, -1};
   size_t at = 0;
-  for (int count : counts) {
-    for (int i = 0; i < count; ++i, ++at) {
-      double* p = pointers[at];
-      if (i < kRemembered && p == last_pointer[i]) {
-        residuals->blocks[at] = last_index[i];
-        continue;
+  int r = 0;
+  for (const std::vector<double*>& chunk : chunk_pointers) {
+    const int end = std::min(static_cast<int>(counts.size()), r + kQueryChunk);
+    double* const* next = chunk.data();
+    for (; r < end; ++r) {
+      for (int i = 0; i < counts[r]; ++i, ++at) {
+        double* p = *next++;
+        if (i < kRemembered && p == last_pointer[i]) {
+          residuals->blocks[at] = last_index[i];
+          continue;
+        }
+        const int index = add(p);
+        residuals->blocks[at] = index;
+        if (i < kRemembered) {
+          last_pointer[i] = p;
+          last_index[i] = index;
+        }
       }
-      const int index = add(p);
-      residuals->blocks[at] = index;
-      if (i < kRemembered) {
-        last_pointer[i] = p;
-        last_index[i] = index;
-      }
+      residuals->begin.push_back(static_cast<int>(at));
     }
-    residuals->begin.push_back(static_cast<int>(at));
   }
   // Blocks no residual block uses: only Problem::GetParameterBlocks lists
   // them (a walk over Ceres' map of every block, skipped when none is unused).
@@ -130,8 +134,10 @@ void ReadParameterBlocks(const ceres::Problem& problem, ParallelContext* context
       ParameterBlockInfo& pb = s->parameter_blocks[i];
       pb.user_values = blocks[i];
       pb.size = problem.ParameterBlockSize(blocks[i]);
-      pb.tangent_size = problem.ParameterBlockTangentSize(blocks[i]);
       pb.manifold = problem.GetManifold(blocks[i]);
+      // Without a manifold the tangent space is the block's own: one lookup
+      // in Ceres' map of blocks fewer (each walks a tree of all the blocks).
+      pb.tangent_size = pb.manifold != nullptr ? problem.ParameterBlockTangentSize(blocks[i]) : pb.size;
       // A block with an empty tangent space cannot move: Ceres treats it as
       // constant, and so do we.
       pb.is_constant = problem.IsParameterBlockConstant(blocks[i]) || pb.tangent_size == 0;

@@ -43,7 +43,7 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
           const Scalar* q = h + static_cast<int64_t>(i) * hs + cw;
           for (int k = 0; k < d; ++k) t[k] += static_cast<double>(q[k]) * ri;
         }
-        const double* r = r_.data() + layout_.r_offset[g];
+        const double* r = r_.get() + layout_.r_offset[g];
         for (int k = d - 1; k >= 0; --k) {
           double v = t[k];
           for (int j = k + 1; j < d; ++j) v -= r[k * d + j] * yl[j];

@@ -41,7 +41,7 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
           q1[i * d + k] = v;
           h[static_cast<int64_t>(i) * hs + cw + k] = static_cast<Scalar>(v);
         };
-        ThinQr(m, d, c, d + 1, sl, work.qr, r_.data() + layout_.r_offset[g], store);
+        ThinQr(m, d, c, d + 1, sl, work.qr, r_.get() + layout_.r_offset[g], store);
         // t = Q1^T r.
         std::fill(t, t + d, 0.0);
         for (int i = 0; i < m; ++i) {

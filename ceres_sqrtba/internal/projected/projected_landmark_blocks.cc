@@ -50,7 +50,7 @@ ProjectedLandmarkBlocks<Scalar>::ProjectedLandmarkBlocks(const ProblemStructure&
       context_(context),
       hot_(AllocateScalars<Scalar>(layout.hot_scalars)),
       cold_(AllocateScalars<Scalar>(layout.cold_scalars)),
-      r_(std::max<int64_t>(1, layout.r_scalars)),
+      r_(AllocateScalars<double>(layout.r_scalars)),
       chunk_rhs_(partition.num_chunks(), std::max(1, s.num_camera_parameters)),
       qr_scratch_(partition.num_chunks(), ScratchSize(layout)),
       chunk_sums_(partition.num_chunks()) {}
@@ -226,38 +226,27 @@ void ProjectedLandmarkBlocks<Scalar>::ScaleColumns(const double* scale) {
 template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
   std::fill(norms, norms + s_.num_effective_parameters, 0.0);
-  AddLandmarkColumnNorms(norms);
-  CameraColumnNorms(norms + s_.camera_tangent_begin);
-}
-
-template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::AddLandmarkColumnNorms(double* norms) const {
-  // One landmark per group: groups write disjoint entries.
-  context_->For(static_cast<int>(s_.groups.size()), 256, [&](int gb, int ge) {
-    for (int g = gb; g < ge; ++g) {
-      const Group& grp = s_.groups[g];
-      const int d = grp.landmark_size;
-      if (d == 0) continue;
-      double* out = norms + s_.parameter_blocks[grp.landmark].tangent_offset;
-      const Scalar* c = cold(g);
-      for (int i = 0; i < layout_.rows[g]; ++i) {
-        for (int k = 0; k < d; ++k) {
-          const double v = c[i * (d + 1) + k];
-          out[k] += v * v;
-        }
-      }
-    }
-  });
-}
-
-template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::CameraColumnNorms(double* norms) {
   const int ncp = s_.num_camera_parameters;
+  // One pass over the blocks: a group's landmark columns go straight to
+  // norms (one landmark per group: groups write disjoint entries), its
+  // camera columns into the chunk's sums, added in chunk order below.
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
     double* acc = chunk_rhs_[chunk];
     std::fill(acc, acc + ncp, 0.0);
     for (int g = gb; g < ge; ++g) {
-      const int hs = layout_.camera_width[g] + s_.groups[g].landmark_size;
+      const Group& grp = s_.groups[g];
+      const int d = grp.landmark_size;
+      if (d > 0) {
+        double* out = norms + s_.parameter_blocks[grp.landmark].tangent_offset;
+        const Scalar* c = cold(g);
+        for (int i = 0; i < layout_.rows[g]; ++i) {
+          for (int k = 0; k < d; ++k) {
+            const double v = c[i * (d + 1) + k];
+            out[k] += v * v;
+          }
+        }
+      }
+      const int hs = layout_.camera_width[g] + d;
       const Scalar* h = hot(g);
       for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
         const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
@@ -274,7 +263,7 @@ void ProjectedLandmarkBlocks<Scalar>::CameraColumnNorms(double* norms) {
       }
     }
   });
-  chunk_rhs_.SumInto(context_, ncp, norms);
+  chunk_rhs_.SumInto(context_, ncp, norms + s_.camera_tangent_begin);
 }
 
 template <typename Scalar>

@@ -73,20 +73,16 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // As ExplicitLandmarkBlocks: a value a float cannot carry safely was written.
   bool out_of_range() const { return out_of_range_.load(std::memory_order_relaxed); }
 
-  // Squared column norms of the whole Jacobian (tangent layout): the
-  // landmark columns and the camera columns below.
+  // Squared column norms of the whole Jacobian (tangent layout), in one pass
+  // over the blocks: the landmark columns per group, the camera columns
+  // summed per chunk and then in chunk order. Levenberg-Marquardt asks for
+  // the column norms of every new Jacobian (its damping diagonal); the
+  // camera Gram matrices would cost five times more and only their
+  // diagonals would be used.
   void SquaredColumnNorms(double* norms);
   // Column scale of every Jacobian written from now on (tangent layout), and
   // scales the current one.
   void ScaleColumns(const double* scale);
-  // Adds the squared norms of the landmark columns to norms (tangent layout).
-  void AddLandmarkColumnNorms(double* norms) const;
-  // Writes the squared norms of the camera columns to norms (reduced camera
-  // vector), summed per chunk and then in chunk order. Levenberg-Marquardt
-  // asks for the column norms of every new Jacobian (its damping diagonal);
-  // the camera Gram matrices would cost five times more and only their
-  // diagonals would be used.
-  void CameraColumnNorms(double* norms);
 
   // For the diagonal d (tangent layout of the whole problem): recomputes Q1
   // and R^ of every landmark from [Jl; d_l], and writes the reduced
@@ -159,7 +155,11 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   ParallelContext* context_;
   std::unique_ptr<Scalar[], FreeDeleter> hot_;
   std::unique_ptr<Scalar[], FreeDeleter> cold_;
-  std::vector<double> r_;        // R^ per landmark, row-major upper triangle
+  // R^ per landmark (d x d, row-major, zeros below the diagonal), written
+  // whole by every Damp before BackSubstitute reads it: left uninitialized,
+  // so its pages are taken by the first solve's threads, not before
+  // iteration 0.
+  std::unique_ptr<double[], FreeDeleter> r_;
   std::vector<double> scale_;    // empty: not scaled
   PerChunk<double> chunk_rhs_;   // per chunk: num_camera_parameters
   PerChunk<double> qr_scratch_;  // per chunk: see scratch()
