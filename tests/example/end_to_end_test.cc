@@ -80,6 +80,44 @@ TEST(ExampleEndToEnd, SqrtSolverMatchesIterativeSchurOnLadybug49) {
   }
 }
 
+// A first trust region far too large for the problem (many cameras, three
+// observations per point): Ceres and double precision reject the first
+// steps; single precision rejects the same ones, puts the run to the trial
+// at the fifth, and stays in single precision once double precision has
+// rejected that step too (it used to switch to double for good).
+TEST(ExampleEndToEnd, SinglePrecisionKeepsFloatWhenDoubleRejectsTheSameSteps) {
+  TempDir dir;
+  auto run = [&](const std::string& precision, std::vector<std::string>* accepted) {
+    const std::string trace = dir.Path("trace-" + precision + ".csv");
+    const std::string summary = dir.Path("summary-" + precision + ".csv");
+    const std::string command =
+        std::string("'") + BUNDLE_ADJUSTER_PATH +
+        "' --synthetic_num_cameras=500 --synthetic_num_points=1000 "
+        "--synthetic_observations_per_point=3 --num_iterations=10 --eta=0.1 --num_threads=2 "
+        "--linear_solver=sqrt_iterative_schur --precision=" + precision + " --csv='" + trace +
+        "' --summary_csv='" + summary + "'";
+    const CommandResult result = testing_util::RunCommand(command, dir);
+    EXPECT_EQ(result.exit_code, 0) << command << "\n" << result.err;
+    for (const std::string& line : SplitLines(testing_util::ReadFile(trace))) {
+      const std::vector<std::string> fields = SplitFields(line);
+      if (fields.size() >= 8 && fields[0] != "iteration") accepted->push_back(fields[7]);
+    }
+    const std::vector<std::string> lines = SplitLines(testing_util::ReadFile(summary));
+    return lines.size() == 2 ? SplitFields(lines[1]) : std::vector<std::string>();
+  };
+  std::vector<std::string> single_accepted, double_accepted;
+  const std::vector<std::string> single_summary = run("single", &single_accepted);
+  const std::vector<std::string> double_summary = run("double", &double_accepted);
+  ASSERT_GE(single_summary.size(), 13u);
+  ASSERT_GE(double_accepted.size(), 8u);
+  // The first steps are rejected in double precision: the case under test.
+  for (int i = 1; i <= 5; ++i) ASSERT_EQ(double_accepted[i], "0") << "iteration " << i;
+  ASSERT_GE(single_accepted.size(), 8u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(single_accepted[i], double_accepted[i]) << "iteration " << i;
+  EXPECT_EQ(single_summary[12], "-1") << "precision_switch_iteration";
+  EXPECT_EQ(single_summary[1], "single");
+}
+
 }  // namespace
 }  // namespace examples
 }  // namespace ceres_sqrtba

@@ -96,6 +96,27 @@ class Minimizer {
           }
         }
       }
+      // A step that would make the run of rejected float steps long enough
+      // for a trial (precision_policy.h): computed again in double at the
+      // same radius, and judged as any step. Rejected there too, precision
+      // was not the cause and the solve returns to single precision.
+      bool trial = false;
+      if (precision_->NextRejectionIsTrial() &&
+          !(step_evaluator_->StepQuality(candidate_cost_, model_cost_change_) > o_.min_relative_decrease)) {
+        char reason[128];
+        std::snprintf(reason, sizeof(reason), "%d consecutive steps were rejected",
+                      precision_->rejections_before_trial());
+        if (!RecomputeStepInDouble(reason, /*required=*/false)) return Fail();
+        if (precision_->current() == DOUBLE_PRECISION) {
+          trial = true;
+          if (it_.step_is_valid) SearchLineAndEvaluateCandidate();
+        }
+        if (!it_.step_is_valid) {
+          if (trial) ReturnToSingleAfterTrial();
+          if (!HandleInvalidStep()) return Fail();
+          continue;
+        }
+      }
       // The parameter tolerance applies once a step has been accepted (Ceres:
       // 2.2 skips it before, 2.1 compares against an x norm of -1 until
       // then); 2.2 also leaves step_norm at 0 until then.
@@ -115,7 +136,11 @@ class Minimizer {
         it_.gradient_max_norm = previous_gradient_max_norm;
         strategy_->StepRejected();
         StepNotAccepted();
-        if (!MaybeSwitchAfterRejections()) return Fail();
+        if (trial) {
+          ReturnToSingleAfterTrial();
+        } else {
+          precision_->StepRejected();
+        }
       }
     }
   }
@@ -368,18 +393,16 @@ class Minimizer {
     return ComputeTrustRegionStep();
   }
 
-  // Single precision that keeps producing steps the true cost rejects has
-  // probably lost the precision the problem needs: continue in double.
-  bool MaybeSwitchAfterRejections() {
-    if (!precision_->StepRejected()) return true;
-    char reason[128];
-    std::snprintf(reason, sizeof(reason), "%d consecutive steps were rejected",
-                  PrecisionPolicy::kMaxRejectionsInSinglePrecision);
-    if (!ContinueInDouble(reason, /*required=*/true)) return false;
-    const ceres::IterationSummary saved = it_;
-    if (!EvaluateGradientAndJacobian(/*new_evaluation_point=*/false)) return false;
-    it_ = saved;
-    return true;
+  // The trial's double step was not taken either: single precision again,
+  // whose solver needs the current point's Jacobian (evaluated by the next
+  // step, as after a rejected candidate's), scaled as before.
+  void ReturnToSingleAfterTrial() {
+    precision_->ReturnToSingle();
+    solver_scaled_ = false;
+    strategy_->InvalidateDiagonal();
+    jacobian_is_stale_ = true;
+    VLOG(1) << "Single precision: the step of iteration " << it_.iteration
+            << " was not taken in double precision either; continued in single precision.";
   }
 
   // Ceres' handling of an invalid step (the radius shrinks); false when
@@ -397,7 +420,8 @@ class Minimizer {
     it_.step_norm = 0.0;
     it_.relative_decrease = 0.0;
     it_.eta = o_.eta;
-    return MaybeSwitchAfterRejections();
+    precision_->StepRejected();
+    return true;
   }
 
   // Which of Ceres' step tolerances (parameter, then function) this step

@@ -147,6 +147,91 @@ TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
   EXPECT_LT(summary.final_cost, 1e-3 * summary.initial_cost);
 }
 
+// Both precisions take the wild steps: the run of rejections is put to the
+// trial, double precision rejects the step as well, and the solve goes back
+// to single precision, with no switch in the summary; the next trial needs
+// a run twice as long.
+TEST(TrustRegionMinimizer, RejectionsThatDoubleRejectsTooStayInSinglePrecision) {
+  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
+  ProblemStructure s;
+  std::string error;
+  ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+  ParallelContext context(1);
+  ExplicitBlockLayout layout(s);
+  WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
+  Evaluator evaluator(s, partition, &context);
+  ExplicitIterativeSchurSolver<float> inner_float(s, layout, partition, &context, IterativeSchurOptions());
+  ExplicitIterativeSchurSolver<double> inner_double(s, layout, partition, &context, IterativeSchurOptions());
+  int float_solves = 0, double_solves = 0, floats_made = 0, doubles_made = 0;
+  PrecisionPolicy precision(
+      SINGLE_PRECISION,
+      [&](Precision p) -> std::unique_ptr<LinearSolver> {
+        const bool single = p == SINGLE_PRECISION;
+        ++(single ? floats_made : doubles_made);
+        auto made = single ? std::make_unique<WildSolver>(&inner_float, &float_solves)
+                           : std::make_unique<WildSolver>(&inner_double, &double_solves);
+        made->n = s.num_effective_parameters;
+        return made;
+      },
+      [](Precision, std::string*) { return true; });
+  ceres::Solver::Options options;
+  options.max_num_iterations = 12;
+  const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
+  ASSERT_GE(summary.iterations.size(), 6u);
+  // Iterations 1-4 rejected in float; at 5 the trial: the double step is
+  // rejected too, and float comes back.
+  for (int i = 1; i <= 5; ++i) EXPECT_FALSE(summary.iterations[i].step_is_successful) << i;
+  EXPECT_GE(doubles_made, 1);
+  EXPECT_EQ(floats_made, doubles_made + 1);
+  EXPECT_GE(precision.failed_trials(), 1);
+  EXPECT_EQ(double_solves, doubles_made);  // one step per trial
+  EXPECT_EQ(precision.current(), SINGLE_PRECISION);
+  EXPECT_EQ(precision.switch_iteration(), -1);
+  EXPECT_TRUE(precision.switch_reason().empty());
+  // The next trial needs twice as many rejections: at most one more in 12
+  // iterations (after 5, then 10 more).
+  EXPECT_LE(precision.failed_trials(), 2);
+  EXPECT_EQ(precision.rejections_before_trial(), 5 << precision.failed_trials());
+  EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+  EXPECT_EQ(float_solves, static_cast<int>(summary.iterations.size()) - 1);  // one per iteration
+}
+
+// The same run of rejections when double precision does not fit: the solve
+// goes on in single precision, as Ceres would (it used to end in FAILURE).
+TEST(TrustRegionMinimizer, RejectionsWithoutMemoryForDoubleGoOnInSinglePrecision) {
+  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
+  ProblemStructure s;
+  std::string error;
+  ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+  ParallelContext context(1);
+  ExplicitBlockLayout layout(s);
+  WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
+  Evaluator evaluator(s, partition, &context);
+  ExplicitIterativeSchurSolver<float> inner(s, layout, partition, &context, IterativeSchurOptions());
+  int wild_solves = 0, doubles_made = 0;
+  PrecisionPolicy precision(
+      SINGLE_PRECISION,
+      [&](Precision p) -> std::unique_ptr<LinearSolver> {
+        if (p == DOUBLE_PRECISION) ++doubles_made;
+        auto made = std::make_unique<WildSolver>(&inner, &wild_solves);
+        made->n = s.num_effective_parameters;
+        return made;
+      },
+      [](Precision p, std::string* why) {
+        *why = "scripted: no memory";
+        return p == SINGLE_PRECISION;
+      });
+  ceres::Solver::Options options;
+  options.max_num_iterations = 12;
+  const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
+  EXPECT_EQ(doubles_made, 0);
+  EXPECT_EQ(precision.current(), SINGLE_PRECISION);
+  EXPECT_EQ(precision.switch_iteration(), -1);
+  EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+  EXPECT_EQ(wild_solves, static_cast<int>(summary.iterations.size()) - 1);
+  EXPECT_FALSE(summary.iterations[5].step_is_successful);
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace ceres_sqrtba

@@ -1,6 +1,9 @@
 #include "ceres_sqrtba/internal/solvers/precision_policy.h"
 
+#include <algorithm>
 #include <utility>
+
+#include "glog/logging.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -11,10 +14,6 @@ PrecisionPolicy::PrecisionPolicy(Precision requested, MakeSolver make, FitsInMem
       requested_(requested),
       current_(requested),
       solver_(make_(requested)) {}
-
-bool PrecisionPolicy::StepRejected() {
-  return ++consecutive_rejections_ >= kMaxRejectionsInSinglePrecision && CanSwitchToDouble();
-}
 
 bool PrecisionPolicy::SwitchToDouble(const std::string& reason, int iteration, std::string* why) {
   if (current_ != SINGLE_PRECISION) {
@@ -35,6 +34,19 @@ bool PrecisionPolicy::SwitchToDouble(const std::string& reason, int iteration, s
   switch_iteration_ = iteration;
   switch_reason_ = reason;
   return true;
+}
+
+void PrecisionPolicy::ReturnToSingle() {
+  CHECK(requested_ == SINGLE_PRECISION && current_ == DOUBLE_PRECISION);
+  solver_.reset();
+  solver_ = make_(SINGLE_PRECISION);
+  current_ = SINGLE_PRECISION;
+  switch_tried_ = false;
+  switch_iteration_ = -1;
+  switch_reason_.clear();
+  consecutive_rejections_ = 0;
+  ++failed_trials_;
+  rejections_before_trial_ = std::min(2 * rejections_before_trial_, 1 << 20);
 }
 
 }  // namespace internal

@@ -14,7 +14,14 @@
 //     the peak memory is the double solver's, which must fit the budget
 //     (Fits); when it does not, the switch is refused and the solve goes on
 //     (or ends) as Ceres would;
-//   - a refused switch is not tried again.
+//   - a refused switch is not tried again;
+//   - a run of rejected steps is first put to a trial: the step that would
+//     have made kMaxRejectionsInSinglePrecision in a row is computed again in
+//     double precision, at the same radius. If the true cost rejects the
+//     double step too, precision was not the cause (a first trust region
+//     far too large for the problem is rejected in any precision, as by
+//     Ceres): the solve returns to single precision (ReturnToSingle) and the
+//     next trial needs a run twice as long.
 //
 // The iteration and the reason of the switch end up in the summary.
 #ifndef CERES_SQRTBA_INTERNAL_SOLVERS_PRECISION_POLICY_H_
@@ -38,9 +45,9 @@ class PrecisionPolicy {
   // reason otherwise.
   using FitsInMemory = std::function<bool(Precision, std::string* why)>;
 
-  // Single precision solves switch to double after this many unsuccessful
-  // steps in a row: float has probably lost the precision the problem needs
-  // (e.g. a badly scaled problem without Jacobi scaling).
+  // Single precision solves try double precision after this many
+  // unsuccessful steps in a row: float may have lost the precision the
+  // problem needs (e.g. a badly scaled problem without Jacobi scaling).
   static constexpr int kMaxRejectionsInSinglePrecision = 5;
 
   // Builds the solver of `requested` precision.
@@ -52,17 +59,31 @@ class PrecisionPolicy {
   // Single precision, and double precision not tried yet.
   bool CanSwitchToDouble() const { return current_ == SINGLE_PRECISION && !switch_tried_; }
 
-  // Counts an unsuccessful step; true when it is the
-  // kMaxRejectionsInSinglePrecision-th in a row and a switch is still
-  // possible. A successful step resets the count.
-  bool StepRejected();
+  // Counts an unsuccessful step; a successful step resets the count.
+  void StepRejected() { ++consecutive_rejections_; }
   void StepAccepted() { consecutive_rejections_ = 0; }
+  // Whether one more unsuccessful step would complete the run that puts
+  // single precision to the trial (kMaxRejectionsInSinglePrecision in a row,
+  // twice as many after each trial that double precision failed too), and
+  // a switch is still possible.
+  bool NextRejectionIsTrial() const {
+    return CanSwitchToDouble() && consecutive_rejections_ + 1 >= rejections_before_trial_;
+  }
+  int rejections_before_trial() const { return rejections_before_trial_; }
 
   // Continues in double precision from iteration `iteration` because of
   // `reason`. False (with *why) when the switch is not possible: not single
   // precision, already tried, or double precision does not fit in memory;
   // the current solver then stays.
   bool SwitchToDouble(const std::string& reason, int iteration, std::string* why);
+
+  // Undoes a switch whose trial failed (double precision rejected the step
+  // as well): frees the double precision solver, builds the single precision
+  // one again (it fitted before), and forgets the switch; the next trial
+  // needs twice as many rejections in a row. Only after a switch from a
+  // single precision request.
+  void ReturnToSingle();
+  int failed_trials() const { return failed_trials_; }
 
   int switch_iteration() const { return switch_iteration_; }
   const std::string& switch_reason() const { return switch_reason_; }
@@ -75,6 +96,8 @@ class PrecisionPolicy {
   std::unique_ptr<LinearSolver> solver_;
   bool switch_tried_ = false;
   int consecutive_rejections_ = 0;
+  int rejections_before_trial_ = kMaxRejectionsInSinglePrecision;
+  int failed_trials_ = 0;
   int switch_iteration_ = -1;
   std::string switch_reason_;
 };
