@@ -13,7 +13,11 @@ the gradient and the default linear solver's writer, single and double
 precision), real time per pass, and evaluator / floor.  Repetitions are
 interleaved at random (Google Benchmark's random interleaving) and the
 medians are used, so that a slow spell of the machine hits floor and
-evaluator alike.  The run takes about a minute.
+evaluator alike.  The benchmark runs in several processes (3 by default), one
+after the other, and a pass's time is the median of the processes' medians:
+one process gives every row a single memory layout and code placement of
+the problem, and runs of one binary moved a row by up to 0.1 from one
+process to the next.  The run takes about 2 minutes per process.
 """
 
 import argparse
@@ -28,6 +32,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_BINARY = os.path.join(REPO_ROOT, "build", "benchmarks", "kernels_benchmark")
 FILTER = "^Evaluate/"
 DEFAULT_REPETITIONS = 5
+DEFAULT_PROCESSES = 3
 JSON_NAME = "evaluator_benchmark.json"
 
 _NAME = re.compile(r"^Evaluate/([^/]+)/([^/]+)/threads:(\d+)")
@@ -43,38 +48,68 @@ PASSES = ("floor_residuals", "evaluator_cost", "floor_jacobians",
 
 
 def run_benchmark(binary, json_path, repetitions=DEFAULT_REPETITIONS, min_time=None,
-                  timeout=1800):
-    """Run the Evaluate/ benchmarks, JSON to json_path; CalledProcessError or
-    OSError when that fails."""
+                  timeout=1800, processes=DEFAULT_PROCESSES):
+    """Run the Evaluate/ benchmarks in `processes` processes, one after the
+    other; their JSON documents are written to json_path as one, every
+    benchmark entry tagged with its "process" (0, 1, ...).  CalledProcessError
+    or OSError when a run fails."""
     command = [binary, "--benchmark_filter=" + FILTER,
                "--benchmark_repetitions=%d" % repetitions,
                "--benchmark_enable_random_interleaving=true",
                "--benchmark_report_aggregates_only=true",
-               "--benchmark_out_format=json", "--benchmark_out=" + json_path]
+               "--benchmark_out_format=json"]
     if min_time:
         command.append("--benchmark_min_time=%g" % min_time)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                   timeout=timeout)
+    combined = None
+    for process in range(max(1, processes)):
+        handle, part = tempfile.mkstemp(suffix=".json")
+        os.close(handle)
+        try:
+            subprocess.run(command + ["--benchmark_out=" + part], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
+            with open(part) as f:
+                data = json.load(f)
+        finally:
+            os.remove(part)
+        for b in data.get("benchmarks", []):
+            b["process"] = process
+        if combined is None:
+            combined = data
+            combined["processes"] = max(1, processes)
+        else:
+            combined["benchmarks"].extend(data.get("benchmarks", []))
+    with open(json_path, "w") as f:
+        json.dump(combined, f, indent=1)
     return json_path
+
+
+def _median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else 0.5 * (ordered[middle - 1] + ordered[middle])
 
 
 def times_ms(data):
     """{(problem, pass, threads): real time per pass in ms} of a Google
-    Benchmark JSON document: the median aggregate where there is one, the
-    single run otherwise."""
-    values = {}  # in the order of the file; a median replaces a single run
+    Benchmark JSON document (or of run_benchmark's processes): per process
+    the median aggregate where there is one, the single run otherwise; then
+    the median over the processes (entries without "process" are one)."""
+    per_process = {}  # (key, process) -> value, in the order of the file
     for b in data.get("benchmarks", []):
         match = _NAME.match(b.get("run_name") or b.get("name", ""))
         if not match or "real_time" not in b:
             continue
-        key = (match.group(1), match.group(2), int(match.group(3)))
+        key = ((match.group(1), match.group(2), int(match.group(3))), b.get("process", 0))
         value = b["real_time"] * _TO_MS.get(b.get("time_unit", "ns"), 1e-6)
         if b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
-                values[key] = value
-        elif key not in values:
-            values[key] = value
-    return values
+                per_process[key] = value  # a median replaces a single run
+        elif key not in per_process:
+            per_process[key] = value
+    collected = {}
+    for (key, _), value in per_process.items():
+        collected.setdefault(key, []).append(value)
+    return {key: _median(values) for key, values in collected.items()}
 
 
 def ratio_rows(data):
@@ -144,6 +179,8 @@ def main(argv=None):
     parser.add_argument("--out", help="keep the JSON output of the run in this file "
                                       "(default: a temporary file, removed)")
     parser.add_argument("--repetitions", type=int, default=DEFAULT_REPETITIONS)
+    parser.add_argument("--processes", type=int, default=DEFAULT_PROCESSES,
+                        help="processes run one after the other (default %(default)s)")
     parser.add_argument("--min-time", type=float,
                         help="--benchmark_min_time of each repetition (seconds)")
     args = parser.parse_args(argv)
@@ -155,7 +192,8 @@ def main(argv=None):
             handle, path = tempfile.mkstemp(suffix=".json")
             os.close(handle)
         try:
-            run_benchmark(args.binary, path, args.repetitions, args.min_time)
+            run_benchmark(args.binary, path, args.repetitions, args.min_time,
+                          processes=args.processes)
         except (OSError, subprocess.SubprocessError) as error:
             sys.exit("kernels_benchmark failed: %s" % error)
     rows = load(path)

@@ -144,6 +144,10 @@ def build_parser():
     micro.add_argument("--evaluator-repetitions", type=_positive_int,
                        default=evaluator_ratios.DEFAULT_REPETITIONS,
                        help="repetitions of each Evaluate/ benchmark (default %(default)s)")
+    micro.add_argument("--evaluator-processes", type=_positive_int,
+                       default=evaluator_ratios.DEFAULT_PROCESSES,
+                       help="processes of the Evaluate/ benchmarks, one after the other; the "
+                            "median over them is used (default %(default)s)")
     out = parser.add_argument_group("results")
     out.add_argument("--out", help="results folder (default: results/<date>_<time> in the "
                                    "repository)")
@@ -318,12 +322,13 @@ def run_evaluator_benchmark(args, out_dir):
     if not os.path.exists(args.kernels_binary):
         print("evaluator micro-benchmark skipped: %s not found" % args.kernels_binary)
         return
-    print("evaluator micro-benchmark: %s --benchmark_filter=%s (about a minute)"
-          % (args.kernels_binary, evaluator_ratios.FILTER), flush=True)
+    print("evaluator micro-benchmark: %s --benchmark_filter=%s, %d processes (about 2 minutes each)"
+          % (args.kernels_binary, evaluator_ratios.FILTER, args.evaluator_processes), flush=True)
     try:
         evaluator_ratios.run_benchmark(args.kernels_binary,
                                        os.path.join(out_dir, evaluator_ratios.JSON_NAME),
-                                       args.evaluator_repetitions)
+                                       args.evaluator_repetitions,
+                                       processes=args.evaluator_processes)
     except (OSError, subprocess.SubprocessError) as error:
         print("evaluator micro-benchmark failed: %s" % error)
 

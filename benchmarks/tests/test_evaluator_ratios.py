@@ -56,6 +56,25 @@ class RatiosTest(unittest.TestCase):
         missing = targets.evaluate(targets.TARGETS[-4], [], None)
         self.assertEqual(missing.verdict, "n/a")
 
+    def test_median_over_processes(self):
+        def entry(name, ms, process):
+            return {"name": name + "_median", "run_name": name, "run_type": "aggregate",
+                    "aggregate_name": "median", "real_time": ms, "time_unit": "ms",
+                    "process": process}
+        floor, cost = "Evaluate/bal/floor_residuals/threads:1", "Evaluate/bal/evaluator_cost/threads:1"
+        data = {"benchmarks": [entry(floor, 1.0, 0), entry(cost, 1.5, 0),
+                               entry(floor, 1.2, 1), entry(cost, 1.3, 1),
+                               entry(floor, 0.9, 2), entry(cost, 1.1, 2)]}
+        (row,) = evaluator_ratios.ratio_rows(data)
+        self.assertAlmostEqual(row["floor_residuals"], 1.0)   # median of 1.0, 1.2, 0.9
+        self.assertAlmostEqual(row["evaluator_cost"], 1.3)    # median of 1.5, 1.3, 1.1
+        self.assertAlmostEqual(row["residual"], 1.3)
+        # Two processes: the mean of the two.
+        two = {"benchmarks": data["benchmarks"][:4]}
+        (row,) = evaluator_ratios.ratio_rows(two)
+        self.assertAlmostEqual(row["floor_residuals"], 1.1)
+        self.assertAlmostEqual(row["evaluator_cost"], 1.4)
+
     def test_unreadable_file_is_none(self):
         self.assertIsNone(evaluator_ratios.load("/nonexistent/evaluator.json"))
         self.assertEqual(evaluator_ratios.ratio_rows(json.loads('{"benchmarks": []}')), [])
