@@ -223,6 +223,12 @@ bool BalProblem::Normalize(std::string* error) {
         "cannot normalize: the median distance of the points to their median "
         "is " +
         std::to_string(deviation);
+    // Zero: at least half of the points sit at the median (or there is one).
+    if (deviation == 0.0) {
+      *error += num_points_ == 1 ? " (the problem has a single point)"
+                                 : " (at least half of the " + std::to_string(num_points_) +
+                                       " points are at one place)";
+    }
     return false;
   }
   const double scale = 100.0 / deviation;

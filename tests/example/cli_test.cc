@@ -360,7 +360,8 @@ TEST(ExampleCli, ProblemsThatCannotBeSolved) {
   const std::string same_path = write("same_points.txt", same);
   ExpectOneErrorLine(RunAdjuster("--input='" + same_path + "'", dir),
                      "same_points.txt: cannot normalize: the median distance "
-                     "of the points to their median is 0");
+                     "of the points to their median is 0.000000 (at least half "
+                     "of the 5 points are at one place)");
 
   // One point far beyond the others: normalized, it leaves the double range.
   std::vector<std::string> far = lines;
