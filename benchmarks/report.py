@@ -365,7 +365,7 @@ def evaluator_section(evaluator_rows, heading):
     if not evaluator_rows:
         return []
     return ["%s Evaluator against its floor (micro-benchmark)" % heading, "",
-            "Real time per pass (median of the repetitions, `kernels_benchmark "
+            "Real time per pass (median of the repetitions of each process, then of the processes; `kernels_benchmark "
             "--benchmark_filter=^Evaluate/`, see benchmarks/evaluator_ratios.py).", ""] + \
         evaluator_ratios.markdown(evaluator_rows).splitlines() + [""]
 
