@@ -106,18 +106,29 @@ class WildSolver : public LinearSolver {
   int* solves_;  // outlives the solver, which the switch to double frees
 };
 
-TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
-  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
+// A random problem with the explicit blocks' layout and an evaluator, one
+// thread: what the tests of the precision fallback run on.
+class PrecisionFallback : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string error;
+    ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+    layout = std::make_unique<ExplicitBlockLayout>(s);
+    partition = WorkPartition(static_cast<int>(s.groups.size()), layout->work, 2, 1);
+    evaluator = std::make_unique<Evaluator>(s, partition, &context);
+  }
+  testing::RandomProblem p = testing::MakeRandomProblem(testing::RandomProblemConfig());
   ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-  ParallelContext context(1);
-  ExplicitBlockLayout layout(s);
-  WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
-  Evaluator evaluator(s, partition, &context);
+  ParallelContext context{1};
+  std::unique_ptr<ExplicitBlockLayout> layout;
+  WorkPartition partition;
+  std::unique_ptr<Evaluator> evaluator;
+};
+
+TEST_F(PrecisionFallback, RepeatedRejectionsSwitchToTheFallbackSolver) {
   // Single precision: the real solver behind a WildSolver; double: the real
   // solver alone.
-  ExplicitIterativeSchurSolver<float> inner(s, layout, partition, &context, IterativeSchurOptions());
+  ExplicitIterativeSchurSolver<float> inner(s, *layout, partition, &context, IterativeSchurOptions());
   int wild_solves = 0;
   int doubles_made = 0;
   PrecisionPolicy precision(
@@ -129,13 +140,13 @@ TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
           return made;
         }
         ++doubles_made;
-        return std::make_unique<ExplicitIterativeSchurSolver<double>>(s, layout, partition, &context,
+        return std::make_unique<ExplicitIterativeSchurSolver<double>>(s, *layout, partition, &context,
                                                                       IterativeSchurOptions());
       },
       [](Precision, std::string*) { return true; });
   ceres::Solver::Options options;
   options.max_num_iterations = 20;
-  const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
+  const ceres::Solver::Summary summary = RunMinimizer(options, s, evaluator.get(), &precision);
   EXPECT_EQ(doubles_made, 1);
   EXPECT_EQ(wild_solves, 5);
   EXPECT_EQ(precision.current(), DOUBLE_PRECISION);
@@ -151,17 +162,9 @@ TEST(TrustRegionMinimizer, RepeatedRejectionsSwitchToTheFallbackSolver) {
 // trial, double precision rejects the step as well, and the solve goes back
 // to single precision, with no switch in the summary; the next trial needs
 // a run twice as long.
-TEST(TrustRegionMinimizer, RejectionsThatDoubleRejectsTooStayInSinglePrecision) {
-  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
-  ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-  ParallelContext context(1);
-  ExplicitBlockLayout layout(s);
-  WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
-  Evaluator evaluator(s, partition, &context);
-  ExplicitIterativeSchurSolver<float> inner_float(s, layout, partition, &context, IterativeSchurOptions());
-  ExplicitIterativeSchurSolver<double> inner_double(s, layout, partition, &context, IterativeSchurOptions());
+TEST_F(PrecisionFallback, RejectionsThatDoubleRejectsTooStayInSinglePrecision) {
+  ExplicitIterativeSchurSolver<float> inner_float(s, *layout, partition, &context, IterativeSchurOptions());
+  ExplicitIterativeSchurSolver<double> inner_double(s, *layout, partition, &context, IterativeSchurOptions());
   int float_solves = 0, double_solves = 0, floats_made = 0, doubles_made = 0;
   PrecisionPolicy precision(
       SINGLE_PRECISION,
@@ -176,7 +179,7 @@ TEST(TrustRegionMinimizer, RejectionsThatDoubleRejectsTooStayInSinglePrecision) 
       [](Precision, std::string*) { return true; });
   ceres::Solver::Options options;
   options.max_num_iterations = 12;
-  const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
+  const ceres::Solver::Summary summary = RunMinimizer(options, s, evaluator.get(), &precision);
   ASSERT_GE(summary.iterations.size(), 6u);
   // Iterations 1-4 rejected in float; at 5 the trial: the double step is
   // rejected too, and float comes back.
@@ -198,16 +201,8 @@ TEST(TrustRegionMinimizer, RejectionsThatDoubleRejectsTooStayInSinglePrecision) 
 
 // The same run of rejections when double precision does not fit: the solve
 // goes on in single precision, as Ceres would (it used to end in FAILURE).
-TEST(TrustRegionMinimizer, RejectionsWithoutMemoryForDoubleGoOnInSinglePrecision) {
-  auto p = testing::MakeRandomProblem(testing::RandomProblemConfig());
-  ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(*p.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-  ParallelContext context(1);
-  ExplicitBlockLayout layout(s);
-  WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 2, 1);
-  Evaluator evaluator(s, partition, &context);
-  ExplicitIterativeSchurSolver<float> inner(s, layout, partition, &context, IterativeSchurOptions());
+TEST_F(PrecisionFallback, RejectionsWithoutMemoryForDoubleGoOnInSinglePrecision) {
+  ExplicitIterativeSchurSolver<float> inner(s, *layout, partition, &context, IterativeSchurOptions());
   int wild_solves = 0, doubles_made = 0;
   PrecisionPolicy precision(
       SINGLE_PRECISION,
@@ -223,7 +218,7 @@ TEST(TrustRegionMinimizer, RejectionsWithoutMemoryForDoubleGoOnInSinglePrecision
       });
   ceres::Solver::Options options;
   options.max_num_iterations = 12;
-  const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
+  const ceres::Solver::Summary summary = RunMinimizer(options, s, evaluator.get(), &precision);
   EXPECT_EQ(doubles_made, 0);
   EXPECT_EQ(precision.current(), SINGLE_PRECISION);
   EXPECT_EQ(precision.switch_iteration(), -1);
