@@ -9,7 +9,8 @@
 // rejecting. The trust-region loop reports such events; this object decides
 // whether the solve continues in double precision and builds that solver:
 //
-//   - only a single precision solve switches, and at most once;
+//   - only a single precision solve switches, and at most once for good (a
+//     failed trial, below, is undone);
 //   - the single precision solver is freed before the double one is built, so
 //     the peak memory is the double solver's, which must fit the budget
 //     (Fits); when it does not, the switch is refused and the solve goes on
