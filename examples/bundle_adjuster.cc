@@ -423,13 +423,16 @@ int Run() {
     return Fail(error);
   }
 
-  if (!bal.Normalize(&error)) return Fail(problem_name + ": " + error);
+  // Errors name the file as the reader's do (the path as given); the
+  // synthetic problem by its name.
+  const std::string source = FLAGS_input.empty() ? problem_name : FLAGS_input;
+  if (!bal.Normalize(&error)) return Fail(source + ": " + error);
   BalRandom random(static_cast<uint32_t>(FLAGS_random_seed));
   bal.Perturb(FLAGS_rotation_sigma, FLAGS_translation_sigma, FLAGS_point_sigma,
               &random);
   for (double v : bal.parameters()) {
     if (!std::isfinite(v)) {
-      return Fail(problem_name +
+      return Fail(source +
                   ": the perturbation (--rotation_sigma, --translation_sigma, "
                   "--point_sigma) made a parameter non-finite");
     }
@@ -452,7 +455,7 @@ int Run() {
         static_cast<long long>(stats.dropped_cameras));
   }
   if (bal.num_observations() == 0) {
-    return Fail(problem_name + ": preprocessing removed every observation");
+    return Fail(source + ": preprocessing removed every observation");
   }
   std::printf("Problem %s: %d cameras, %d points, %d observations\n",
               problem_name.c_str(), bal.num_cameras(), bal.num_points(),
