@@ -75,7 +75,6 @@ def run_benchmark(binary, json_path, repetitions=DEFAULT_REPETITIONS, min_time=N
             b["process"] = process
         if combined is None:
             combined = data
-            combined["processes"] = max(1, processes)
         else:
             combined["benchmarks"].extend(data.get("benchmarks", []))
     with open(json_path, "w") as f:

@@ -102,7 +102,7 @@ class Minimizer {
       // was not the cause and the solve returns to single precision.
       bool trial = false;
       if (precision_->NextRejectionIsTrial() &&
-          !(step_evaluator_->StepQuality(candidate_cost_, model_cost_change_) > o_.min_relative_decrease)) {
+          !IsAccepted(step_evaluator_->StepQuality(candidate_cost_, model_cost_change_))) {
         char reason[128];
         std::snprintf(reason, sizeof(reason), "%d consecutive steps were rejected",
                       precision_->rejections_before_trial());
@@ -127,7 +127,7 @@ class Minimizer {
         return;
       }
       it_.relative_decrease = step_evaluator_->StepQuality(candidate_cost_, model_cost_change_);
-      if (it_.relative_decrease > o_.min_relative_decrease) {
+      if (IsAccepted(it_.relative_decrease)) {
         if (!HandleSuccessfulStep()) return Fail();
       } else {
         it_.step_is_successful = false;
@@ -164,6 +164,9 @@ class Minimizer {
   }
 
   double StepNorm() const { return (x_ - candidate_x_).norm(); }
+
+  // Ceres' acceptance test of a step of this quality (relative decrease).
+  bool IsAccepted(double relative_decrease) const { return relative_decrease > o_.min_relative_decrease; }
 
   bool IterationZero() {
     it_ = ceres::IterationSummary();

@@ -38,15 +38,14 @@ void QueryResidualBlocks(const ceres::Problem& problem, ParallelContext* context
   // Chunks of fixed size write their pointers into their own vector, read
   // in chunk order: the same result for any thread count (and no copy into
   // one vector, which would be fresh pages to fault in).
-  constexpr int kChunk = kQueryChunk;
-  const int num_chunks = (n + kChunk - 1) / kChunk;
+  const int num_chunks = (n + kQueryChunk - 1) / kQueryChunk;
   chunk_pointers->assign(num_chunks, {});
   auto query = [&](int cb, int ce) {
     std::vector<double*> params;
     for (int c = cb; c < ce; ++c) {
       std::vector<double*>& out = (*chunk_pointers)[c];
-      out.reserve(2 * kChunk);
-      for (int r = c * kChunk; r < std::min(n, (c + 1) * kChunk); ++r) {
+      out.reserve(2 * kQueryChunk);
+      for (int r = c * kQueryChunk; r < std::min(n, (c + 1) * kQueryChunk); ++r) {
         const ceres::ResidualBlockId id = list->ids[r];
         list->cost_functions[r] = problem.GetCostFunctionForResidualBlock(id);
         list->loss_functions[r] = problem.GetLossFunctionForResidualBlock(id);
