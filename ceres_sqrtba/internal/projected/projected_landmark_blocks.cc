@@ -252,13 +252,20 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
         const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
         for (int it = seg.item_begin; it < seg.item_end; ++it) {
           const ProjectedBlockLayout::Item& item = layout_.items[it];
-          for (int i = seg.row; i < seg.row + seg.rows; ++i) {
-            const Scalar* row = h + static_cast<int64_t>(i) * hs + item.column;
-            for (int k = 0; k < item.size; ++k) {
-              const double v = row[k];
-              acc[item.offset + k] += v * v;
+          // At a listed camera size the loop over the columns unrolls (the
+          // same sums, in the same order).
+          DispatchCameraSize(item.size, [&](auto fixed) {
+            using S = decltype(fixed);
+            const int n = S::kFixed ? S::kF : item.size;
+            double* out = acc + item.offset;
+            for (int i = seg.row; i < seg.row + seg.rows; ++i) {
+              const Scalar* row = h + static_cast<int64_t>(i) * hs + item.column;
+              for (int k = 0; k < n; ++k) {
+                const double v = row[k];
+                out[k] += v * v;
+              }
             }
-          }
+          });
         }
       }
     }

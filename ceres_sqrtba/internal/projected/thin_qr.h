@@ -15,6 +15,8 @@
 
 #include <cmath>
 
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 
@@ -25,9 +27,13 @@ inline int ThinQrScratchSize(int m, int d) { return 2 * (m + d) * d + d; }
 // q1: m x d row-major, written at q1[i * q1_stride + c] through `store`
 // (store(i, c, value)), so the caller chooses the destination's precision and
 // layout. r: d x d row-major, upper triangle written, strict lower zeroed.
-template <typename Scalar, typename Store>
-void ThinQr(int m, int d, const Scalar* jl, int jl_stride, const double* s, double* scratch,
-            double* r, const Store& store) {
+// kD: d when it is known at compile time (the landmark size of a uniform
+// group, fixed_size_dispatch.h), kDynamic otherwise: the loops over columns
+// unroll; the operations and their order are the same, so are the results.
+template <int kD, typename Scalar, typename Store>
+void ThinQrOfSize(int m, int runtime_d, const Scalar* jl, int jl_stride, const double* s, double* scratch,
+                  double* r, const Store& store) {
+  const int d = kD == kDynamic ? runtime_d : kD;
   const int n = m + d;
   double* a = scratch;             // n x d, column-major
   double* q = scratch + n * d;     // n x d, column-major
@@ -87,6 +93,12 @@ void ThinQr(int m, int d, const Scalar* jl, int jl_stride, const double* s, doub
   for (int i = 0; i < m; ++i) {
     for (int c = 0; c < d; ++c) store(i, c, q[c * n + i]);
   }
+}
+
+template <typename Scalar, typename Store>
+void ThinQr(int m, int d, const Scalar* jl, int jl_stride, const double* s, double* scratch, double* r,
+            const Store& store) {
+  ThinQrOfSize<kDynamic>(m, d, jl, jl_stride, s, scratch, r, store);
 }
 
 }  // namespace internal
