@@ -13,9 +13,11 @@ library is used otherwise.
 import argparse
 import csv
 import datetime
+import math
 import os
 import shutil
 import shlex
+import statistics
 import subprocess
 import sys
 
@@ -128,8 +130,9 @@ def build_parser():
                       help="--num_iterations of every run (default %(default)s)")
     runs.add_argument("--repeat", type=_positive_int, default=1, metavar="N",
                       help="run every (problem, solver) pair N times, solvers interleaved, "
-                           "and keep the run with the median solver time (all runs are "
-                           "listed in repeats.csv; this machine's timings vary by 5-10%%)")
+                           "and keep the run whose trace is closest to the per-iteration "
+                           "median (with 2, the faster; all runs are listed in repeats.csv; "
+                           "this machine's timings vary by 5-10%%)")
     runs.add_argument("--timeout", type=float, default=3600.0,
                       help="seconds after which a run is killed and recorded as timeout "
                            "(default %(default)s; 0 = never)")
@@ -209,16 +212,56 @@ def _progress(index, total, run):
                                       run["status"], detail), flush=True)
 
 
-def representative(runs):
+def representative(runs, traces=None):
     """The run that stands for repeated runs of one (problem, solver) pair: a failed
-    or timed-out run if there is one (a pair that fails once is not reliable),
-    otherwise the run with the median solver time (the lower median for an even
-    count)."""
+    or timed-out run if there is one (a pair that fails once is not reliable).
+    Otherwise, with three or more repeats and their traces (per-iteration rows,
+    in the order of runs), the run whose trace is closest to the per-iteration
+    median (trace_distances); without traces, or on a tie, the run with the
+    median solver time (the lower median for an even count).
+
+    Why the trace: a trace is what t(tau) and the time at iteration 0 are read
+    from, and a machine's hiccup at the start of one repeat delays every later
+    iteration of that repeat without changing its total much; the run of median
+    total time can be that repeat. The median over three repeats at every
+    iteration is set by the undisturbed two, so the run closest to it is one of
+    them."""
     bad = [r for r in runs if r["status"] != bench_io.STATUS_OK]
     if bad:
         return bad[0]
-    ordered = sorted(runs, key=lambda r: r["solver_seconds"])
-    return ordered[(len(ordered) - 1) // 2]
+    by_time = sorted(runs, key=lambda r: r["solver_seconds"])
+    if traces is not None and len(runs) >= 3:
+        distances = trace_distances(traces)
+        if distances is not None:
+            rank = {id(run): i for i, run in enumerate(by_time)}
+            best = min(range(len(runs)), key=lambda i: (distances[i], rank[id(runs[i])]))
+            return runs[best]
+    return by_time[(len(by_time) - 1) // 2]
+
+
+def trace_distances(traces):
+    """Per trace, the mean over the iterations all traces reached of
+    |ln(t_i / m_i)|, t_i its cumulative seconds at iteration i and m_i the
+    median of the traces' at i; None if a trace is missing or has no positive
+    time to compare."""
+    if any(not rows for rows in traces):
+        return None
+    length = min(len(rows) for rows in traces)
+    medians = [statistics.median(rows[i]["cumulative_seconds"] for rows in traces) for i in range(length)]
+    used = [i for i in range(length)
+            if medians[i] > 0 and all(rows[i]["cumulative_seconds"] > 0 for rows in traces)]
+    if not used:
+        return None
+    return [statistics.fmean(abs(math.log(rows[i]["cumulative_seconds"] / medians[i])) for i in used)
+            for rows in traces]
+
+
+def _trace_rows(run_dir, run):
+    """A run's per-iteration rows, None if its trace cannot be read."""
+    try:
+        return bench_io.read_trace_rows(os.path.join(run_dir, run["trace"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _copy_run_files(src_dir, run, out_dir):
@@ -289,7 +332,9 @@ def run_all(args, problem_list, out_dir):
         if not args.keep_inputs:
             problems.remove_plain_bal(problem, plain_bal)
         for name in args.solvers:
-            chosen = representative([run for _, _, run in tries[name]])
+            tried = tries[name]
+            chosen = representative([run for _, _, run in tried],
+                                    [_trace_rows(run_dir, run) for _, run_dir, run in tried])
             for rep, run_dir, run in tries[name]:
                 all_runs.append(dict(run, repeat=rep, chosen=int(run is chosen)))
                 if run is chosen and run_dir != out_dir:

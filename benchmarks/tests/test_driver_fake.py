@@ -189,6 +189,29 @@ class RepeatTest(Workspace):
         failed = {"status": "failed", "solver_seconds": None}
         self.assertIs(run_benchmarks.representative(ok[:2] + [failed]), failed)
 
+    def test_the_representative_is_the_run_closest_to_the_median_trace(self):
+        sys.path.insert(0, os.path.dirname(TESTS_DIR))
+        import run_benchmarks  # noqa: E402
+
+        def trace(*seconds):
+            return [{"iteration": i, "cumulative_seconds": t} for i, t in enumerate(seconds)]
+        runs = [{"status": "ok", "solver_seconds": t} for t in (1.00, 0.98, 0.99)]
+        # The third run has the median total time but a slow start, which
+        # decides the early tolerances: the second run, the median at two
+        # iterations and next to it at the others, stands for the three.
+        traces = [trace(0.014, 0.024, 0.5, 1.00), trace(0.015, 0.026, 0.49, 0.98),
+                  trace(0.021, 0.041, 0.5, 0.99)]
+        self.assertIs(run_benchmarks.representative(runs, traces), runs[1])
+        self.assertIs(run_benchmarks.representative(runs), runs[2])
+        # Traces of different lengths are compared over the common iterations.
+        self.assertIs(run_benchmarks.representative(runs, traces[:2] + [trace(0.021, 0.041)]), runs[1])
+        # A missing trace, or two repeats: the median solver time decides.
+        self.assertIs(run_benchmarks.representative(runs, traces[:2] + [None]), runs[2])
+        self.assertIs(run_benchmarks.representative(runs[:2], traces[:2]), runs[1])
+        # Equal distances: the earlier run in solver-time order.
+        same = [trace(0.01, 0.02), trace(0.01, 0.02), trace(0.01, 0.02)]
+        self.assertIs(run_benchmarks.representative(runs, same), runs[1])
+
 
 class FailedRunsTest(Workspace):
     SOLVERS = "sqrt-single,sqrt-double,ceres-implicit,ceres-explicit,ceres-sparse-schur"
