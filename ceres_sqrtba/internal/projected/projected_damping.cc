@@ -32,7 +32,7 @@ void ProjectedLandmarkBlocks<Scalar>::Damp(const double* dvec, double* rhs, Visi
       // same operations in the same order at compile-time sizes.
       DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
         using S = decltype(fixed);
-        constexpr int kE = S::kFixed ? S::kE : kDynamic;
+        constexpr int kE = S::kE;  // kDynamic unless the group is uniform
         const int m = layout_.rows[g], cw = layout_.camera_width[g];
         const int d = kE == kDynamic ? layout_.landmark_size[g] : kE;
         const int hs = layout_.hot_stride(g);
