@@ -360,6 +360,125 @@ TEST(Evaluator, ResidualsThatAreNotFiniteAreNamedAndOverflowingSquaresAreNot) {
   }
 }
 
+// A 2-row residual of a 3-d camera and a 3-d point with one planted fault:
+// a Jacobian value (of block `block`, at row, col) set to `value` or left
+// unwritten, or the cost function returning false. `scale` multiplies the
+// residuals.
+class FaultyCost : public ceres::SizedCostFunction<2, 3, 3> {
+ public:
+  enum Fault { kNone, kJacobianValue, kJacobianUnwritten, kReturnsFalse };
+  explicit FaultyCost(Fault fault = kNone, int block = 0, int row = 0, int col = 0, double value = 0.0,
+                      double scale = 1.0)
+      : fault_(fault), block_(block), row_(row), col_(col), value_(value), scale_(scale) {}
+  bool Evaluate(double const* const* p, double* residuals, double** jacobians) const override {
+    residuals[0] = scale_ * (p[0][0] + p[1][0] - 1.0);
+    residuals[1] = scale_ * (p[0][1] - p[1][1] + 0.5);
+    if (fault_ == kReturnsFalse) return false;
+    if (jacobians == nullptr) return true;
+    for (int b = 0; b < 2; ++b) {
+      if (jacobians[b] == nullptr) continue;
+      for (int i = 0; i < 6; ++i) {
+        const bool planted = fault_ != kNone && b == block_ && i == row_ * 3 + col_;
+        if (planted && fault_ == kJacobianUnwritten) continue;
+        jacobians[b][i] = planted ? value_ : 0.25 * (i + 1) + b;
+      }
+    }
+    return true;
+  }
+
+ private:
+  Fault fault_;
+  int block_, row_, col_;
+  double value_, scale_;
+};
+
+// A Jacobian value that is not finite (or not written) fails the Jacobian
+// pass with the first such block in block order, named with its row and
+// column, ahead of a later block whose cost function fails; also under a
+// robust loss that zeroes the block's weight (Tukey, far out), for one chunk
+// or several. Finite values whose gradient sums overflow are not an error,
+// and the gradient is then Ceres' own. (Any shortcut for these tests, e.g.
+// reading them from the gradient sums, has to keep all of this.)
+TEST(Evaluator, JacobianValuesThatAreNotFiniteAreNamedInBlockOrder) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Fault {
+    int index;  // residual block
+    FaultyCost::Fault fault;
+    int block, row, col;
+    double value;
+  };
+  struct Case {
+    std::vector<Fault> faults;
+    bool tukey;
+    double scale;
+    int expected_index;  // -1: the evaluation succeeds
+    const char* expected;
+  };
+  const Case cases[] = {
+      {{{3, FaultyCost::kJacobianValue, 0, 1, 2, nan}}, false, 1.0, 3, " has a value that is not finite or was not written (row 1, column 2)."},
+      {{{2, FaultyCost::kJacobianValue, 1, 0, 1, -inf}, {4, FaultyCost::kReturnsFalse, 0, 0, 0, 0.0}}, false, 1.0, 2,
+       " has a value that is not finite or was not written (row 0, column 1)."},
+      {{{4, FaultyCost::kJacobianUnwritten, 1, 1, 0, 0.0}}, false, 1.0, 4, " has a value that is not finite or was not written (row 1, column 0)."},
+      {{{1, FaultyCost::kJacobianValue, 0, 0, 0, inf}}, true, 1e3, 1, " has a value that is not finite or was not written (row 0, column 0)."},
+      {{{5, FaultyCost::kJacobianValue, 0, 0, 0, 1e300}}, false, 1e10, -1, ""},
+  };
+  for (const Case& c : cases) {
+    for (int threads : {1, 2}) {
+      std::vector<double> cameras(2 * 3), points(6 * 3);
+      for (size_t i = 0; i < cameras.size(); ++i) cameras[i] = 0.1 * (i + 1);
+      for (size_t i = 0; i < points.size(); ++i) points[i] = 0.05 * (i + 2);
+      ceres::Problem problem;
+      std::vector<ceres::ResidualBlockId> ids;
+      for (int r = 0; r < 6; ++r) {
+        // The planted block alone scaled (an outlier for Tukey's loss).
+        FaultyCost* cost = new FaultyCost();
+        for (const Fault& f : c.faults) {
+          if (f.index == r) cost = (delete cost, new FaultyCost(f.fault, f.block, f.row, f.col, f.value, c.scale));
+        }
+        ids.push_back(problem.AddResidualBlock(cost, c.tukey ? new ceres::TukeyLoss(1.0) : nullptr,
+                                               cameras.data() + 3 * (r % 2), points.data() + 3 * r));
+      }
+      EvaluatorSetUp e(problem, threads, threads);
+      ASSERT_TRUE(e.ok) << e.error;
+      double cost = 0.0;
+      std::vector<double> gradient(e.s.num_effective_parameters);
+      const bool ok = e.evaluator->EvaluateJacobian(e.x.data(), true, &cost, gradient.data(), nullptr);
+      if (c.expected_index < 0) {
+        EXPECT_TRUE(ok) << e.evaluator->error();
+        // The gradient as Ceres computes it (the overflow included), once:
+        // a chunk run again must not add its landmarks' sums twice.
+        // Ceres' gradient in the order cameras, then points.
+        ceres::Problem::EvaluateOptions options;
+        for (size_t i = 0; i < cameras.size(); i += 3) options.parameter_blocks.push_back(cameras.data() + i);
+        for (size_t i = 0; i < points.size(); i += 3) options.parameter_blocks.push_back(points.data() + i);
+        std::vector<double> expected;
+        problem.Evaluate(options, nullptr, nullptr, &expected, nullptr);
+        std::vector<double> ours(gradient.size());
+        for (const ParameterBlockInfo& pb : e.s.parameter_blocks) {
+          const bool point = pb.user_values >= points.data() && pb.user_values < points.data() + points.size();
+          const size_t at = point ? cameras.size() + (pb.user_values - points.data()) : pb.user_values - cameras.data();
+          for (int k = 0; k < pb.size; ++k) ours[at + k] = gradient[pb.tangent_offset + k];
+        }
+        ASSERT_EQ(expected.size(), ours.size());
+        EXPECT_TRUE(std::any_of(expected.begin(), expected.end(), [](double v) { return !std::isfinite(v); }));
+        for (size_t i = 0; i < ours.size(); ++i) {
+          if (std::isfinite(expected[i])) {
+            EXPECT_NEAR(ours[i], expected[i], 1e-12 * (1.0 + std::abs(expected[i]))) << i;
+          } else {
+            EXPECT_EQ(ours[i], expected[i]) << i;
+          }
+        }
+        continue;
+      }
+      EXPECT_FALSE(ok);
+      const std::string& error = e.evaluator->error();
+      EXPECT_NE(error.find(c.expected), std::string::npos) << error;
+      EXPECT_NE(error.find(NameOf(ids[c.expected_index])), std::string::npos) << error;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace ceres_sqrtba
