@@ -446,9 +446,8 @@ TEST(Evaluator, JacobianValuesThatAreNotFiniteAreNamedInBlockOrder) {
       const bool ok = e.evaluator->EvaluateJacobian(e.x.data(), true, &cost, gradient.data(), nullptr);
       if (c.expected_index < 0) {
         EXPECT_TRUE(ok) << e.evaluator->error();
-        // The gradient as Ceres computes it (the overflow included), once:
-        // a chunk run again must not add its landmarks' sums twice.
-        // Ceres' gradient in the order cameras, then points.
+        // The gradient as Ceres computes it, the overflow included (in the
+        // order cameras, then points).
         ceres::Problem::EvaluateOptions options;
         for (size_t i = 0; i < cameras.size(); i += 3) options.parameter_blocks.push_back(cameras.data() + i);
         for (size_t i = 0; i < points.size(); i += 3) options.parameter_blocks.push_back(points.data() + i);

@@ -27,7 +27,7 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
       DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
         using S = decltype(fixed);
         const int m = layout_.rows[g], cw = layout_.camera_width[g];
-        const int d = S::kFixed ? S::kE : layout_.landmark_size[g];
+        const int d = S::kE == kDynamic ? layout_.landmark_size[g] : S::kE;
         const int hs = layout_.hot_stride(g);
         const Scalar* h = hot(g);
         const Scalar* c = cold(g);
