@@ -217,8 +217,9 @@ def representative(runs, traces=None):
     or timed-out run if there is one (a pair that fails once is not reliable).
     Otherwise, with three or more repeats and their traces (per-iteration rows,
     in the order of runs), the run whose trace is closest to the per-iteration
-    median (trace_distances); without traces, or on a tie, the run with the
-    median solver time (the lower median for an even count).
+    median (trace_distances; of equally close runs, the faster); without traces,
+    or with fewer repeats, the run with the median solver time (the lower median
+    for an even count).
 
     Why the trace: a trace is what t(tau) and the time at iteration 0 are read
     from, and a machine's hiccup at the start of one repeat delays every later
@@ -233,8 +234,7 @@ def representative(runs, traces=None):
     if traces is not None and len(runs) >= 3:
         distances = trace_distances(traces)
         if distances is not None:
-            rank = {id(run): i for i, run in enumerate(by_time)}
-            best = min(range(len(runs)), key=lambda i: (distances[i], rank[id(runs[i])]))
+            best = min(range(len(runs)), key=lambda i: (distances[i], runs[i]["solver_seconds"]))
             return runs[best]
     return by_time[(len(by_time) - 1) // 2]
 
@@ -335,7 +335,7 @@ def run_all(args, problem_list, out_dir):
             tried = tries[name]
             chosen = representative([run for _, _, run in tried],
                                     [_trace_rows(run_dir, run) for _, run_dir, run in tried])
-            for rep, run_dir, run in tries[name]:
+            for rep, run_dir, run in tried:
                 all_runs.append(dict(run, repeat=rep, chosen=int(run is chosen)))
                 if run is chosen and run_dir != out_dir:
                     _copy_run_files(run_dir, run, out_dir)
