@@ -143,6 +143,34 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
          o->max_consecutive_nonmonotonic_steps = 0;
        },
        v + "max_consecutive_nonmonotonic_steps = 0" + c + "max_consecutive_nonmonotonic_steps > 0"},
+      // The line search's options, which Ceres checks whatever the minimizer
+      // (a bounded problem's steps are followed by a projected line search).
+      {[](Solver::Options* o) { o->max_lbfgs_rank = 0; }, v + "max_lbfgs_rank = 0" + c + "max_lbfgs_rank > 0"},
+      {[](Solver::Options* o) { o->min_line_search_step_size = 0; },
+       v + "min_line_search_step_size = 0" + c + "min_line_search_step_size > 0.0"},
+      {[](Solver::Options* o) { o->max_line_search_step_contraction = 0; },
+       v + "max_line_search_step_contraction = 0" + c + "max_line_search_step_contraction > 0.0"},
+      {[](Solver::Options* o) { o->max_line_search_step_contraction = 1; },
+       v + "max_line_search_step_contraction = 1" + c + "max_line_search_step_contraction < 1.0"},
+      {[](Solver::Options* o) { o->max_line_search_step_contraction = 0.7; },
+       v + "max_line_search_step_contraction = 0.7" + c +
+           "max_line_search_step_contraction < Solver::Options::min_line_search_step_contraction"},
+      {[](Solver::Options* o) { o->min_line_search_step_contraction = 1.5; },
+       v + "min_line_search_step_contraction = 1.5" + c + "min_line_search_step_contraction <= 1.0"},
+      {[](Solver::Options* o) { o->max_num_line_search_step_size_iterations = -1; },
+       v + "max_num_line_search_step_size_iterations = -1" + c + "max_num_line_search_step_size_iterations >= 0"},
+      {[](Solver::Options* o) { o->line_search_sufficient_function_decrease = 0; },
+       v + "line_search_sufficient_function_decrease = 0" + c + "line_search_sufficient_function_decrease > 0.0"},
+      {[](Solver::Options* o) { o->line_search_sufficient_function_decrease = 0.95; },
+       v + "line_search_sufficient_function_decrease = 0.95" + c +
+           "line_search_sufficient_function_decrease < Solver::Options::line_search_sufficient_curvature_decrease"},
+      {[](Solver::Options* o) { o->line_search_sufficient_curvature_decrease = 1; },
+       v + "line_search_sufficient_curvature_decrease = 1" + c + "line_search_sufficient_curvature_decrease < 1.0"},
+      {[](Solver::Options* o) { o->max_line_search_step_expansion = 1; },
+       v + "max_line_search_step_expansion = 1" + c + "max_line_search_step_expansion > 1.0"},
+      {[](Solver::Options* o) { o->line_search_type = ceres::ARMIJO; },
+       "Invalid configuration: Solver::Options::line_search_type = ARMIJO. When using (L)BFGS, "
+       "Solver::Options::line_search_type must be set to WOLFE."},
       {[](Solver::Options* o) { o->minimizer_type = ceres::LINE_SEARCH; },
        v + "minimizer_type = LINE_SEARCH" + u + "the square-root solver is a trust-region solver."},
       {[](Solver::Options* o) { o->trust_region_strategy_type = ceres::DOGLEG; },
@@ -320,6 +348,76 @@ TEST(FailureModes, EmptyBoxIsRefusedAsCeresRefusesIt) {
   ceres::Solver::Options co = SqrtOptions();
   ceres::Solve(co, &f.problem, &ceres_summary);
   EXPECT_EQ(s.message, ceres_summary.message);
+}
+
+// The line search's options are judged as Ceres judges them (its IsValid
+// checks them whatever the minimizer): each value Ceres refuses is refused,
+// and one that would never end the projected line search of a bounded
+// problem (both contractions 1, unlimited iterations) ends the solve up front
+// instead.
+TEST(FailureModes, LineSearchOptionsAreJudgedAsCeresJudgesThem) {
+  const std::vector<std::function<void(ceres::Solver::Options*)>> invalid = {
+      [](ceres::Solver::Options* o) { o->max_lbfgs_rank = 0; },
+      [](ceres::Solver::Options* o) { o->min_line_search_step_size = -1; },
+      [](ceres::Solver::Options* o) { o->min_line_search_step_size = std::nan(""); },
+      [](ceres::Solver::Options* o) { o->max_line_search_step_contraction = 1; },
+      [](ceres::Solver::Options* o) {
+        o->max_line_search_step_contraction = 0.5;
+        o->min_line_search_step_contraction = 0.4;
+      },
+      [](ceres::Solver::Options* o) { o->min_line_search_step_contraction = 1.01; },
+      [](ceres::Solver::Options* o) { o->max_num_line_search_step_size_iterations = -1; },
+      [](ceres::Solver::Options* o) { o->line_search_sufficient_function_decrease = -1; },
+      [](ceres::Solver::Options* o) { o->line_search_sufficient_curvature_decrease = 1e-5; },
+      [](ceres::Solver::Options* o) { o->max_line_search_step_expansion = 0.5; },
+      [](ceres::Solver::Options* o) {
+        o->line_search_direction_type = ceres::BFGS;
+        o->line_search_type = ceres::ARMIJO;
+      },
+  };
+  for (size_t i = 0; i < invalid.size(); ++i) {
+    SCOPED_TRACE(i);
+    Solver::Options o = SqrtOptions();
+    invalid[i](&o);
+    ceres::Solver::Options as_ceres = o;
+    as_ceres.linear_solver_type = ceres::ITERATIVE_SCHUR;
+    std::string ours, theirs;
+    EXPECT_FALSE(as_ceres.IsValid(&theirs));
+    EXPECT_FALSE(o.IsValid(&ours));
+    EXPECT_NE(ours.find("Solver::Options::"), std::string::npos) << ours;
+  }
+  // Valid for Ceres, valid here: no line search iterations at all, and the
+  // steepest descent direction with an Armijo search.
+  const std::vector<std::function<void(ceres::Solver::Options*)>> valid = {
+      [](ceres::Solver::Options* o) { o->max_num_line_search_step_size_iterations = 0; },
+      [](ceres::Solver::Options* o) {
+        o->line_search_direction_type = ceres::STEEPEST_DESCENT;
+        o->line_search_type = ceres::ARMIJO;
+      },
+  };
+  for (size_t i = 0; i < valid.size(); ++i) {
+    SCOPED_TRACE(i);
+    Solver::Options o = SqrtOptions();
+    valid[i](&o);
+    ceres::Solver::Options as_ceres = o;
+    as_ceres.linear_solver_type = ceres::ITERATIVE_SCHUR;
+    std::string ours, theirs;
+    EXPECT_TRUE(as_ceres.IsValid(&theirs)) << theirs;
+    EXPECT_TRUE(o.IsValid(&ours)) << ours;
+  }
+  Fixture f;
+  for (int k = 0; k < 3; ++k) {
+    f.problem.SetParameterLowerBound(f.ba.points[0].data(), k, f.ba.points[0][k] - 1e-3);
+  }
+  Solver::Options o = SqrtOptions();
+  o.max_line_search_step_contraction = 1.0;
+  o.min_line_search_step_contraction = 1.0;
+  o.max_num_line_search_step_size_iterations = std::numeric_limits<int>::max();
+  ceres::Solver::Summary s;
+  Solve(o, &f.problem, &s);
+  ExpectEarlyFailure(s, f,
+                     "Invalid configuration. Solver::Options::max_line_search_step_contraction = 1. "
+                     "Violated constraint: Solver::Options::max_line_search_step_contraction < 1.0");
 }
 
 struct Between {

@@ -151,6 +151,28 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
   if (options.use_nonmonotonic_steps) {
     SQRTBA_CHECK_OPTION(max_consecutive_nonmonotonic_steps, >, 0);
   }
+  // Ceres checks the line search's options whatever the minimizer, as a
+  // bounded problem's trust-region steps are followed by a projected line
+  // search; its limits come from these (a contraction of 1 and no iteration
+  // limit would never end it).
+  SQRTBA_CHECK_OPTION(max_lbfgs_rank, >, 0);
+  SQRTBA_CHECK_OPTION(min_line_search_step_size, >, 0.0);
+  SQRTBA_CHECK_OPTION(max_line_search_step_contraction, >, 0.0);
+  SQRTBA_CHECK_OPTION(max_line_search_step_contraction, <, 1.0);
+  SQRTBA_CHECK_OPTION_PAIR(max_line_search_step_contraction, <, min_line_search_step_contraction);
+  SQRTBA_CHECK_OPTION(min_line_search_step_contraction, <=, 1.0);
+  SQRTBA_CHECK_OPTION(max_num_line_search_step_size_iterations, >=, 0);
+  SQRTBA_CHECK_OPTION(line_search_sufficient_function_decrease, >, 0.0);
+  SQRTBA_CHECK_OPTION_PAIR(line_search_sufficient_function_decrease, <, line_search_sufficient_curvature_decrease);
+  SQRTBA_CHECK_OPTION(line_search_sufficient_curvature_decrease, <, 1.0);
+  SQRTBA_CHECK_OPTION(max_line_search_step_expansion, >, 1.0);
+  if ((options.line_search_direction_type == ceres::BFGS || options.line_search_direction_type == ceres::LBFGS) &&
+      options.line_search_type != ceres::WOLFE) {
+    *error = std::string("Invalid configuration: Solver::Options::line_search_type = ") +
+             ceres::LineSearchTypeToString(options.line_search_type) +
+             ". When using (L)BFGS, Solver::Options::line_search_type must be set to WOLFE.";
+    return false;
+  }
   if (options.minimizer_type != ceres::TRUST_REGION) {
     *error = Unsupported(options, "minimizer_type",
                          ceres::MinimizerTypeToString(options.minimizer_type),
