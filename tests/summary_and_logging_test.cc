@@ -100,6 +100,41 @@ TEST(Summary, SaysWhatRanInCeresLayout) {
   EXPECT_EQ(plain.iterations.size(), s.iterations.size());
 }
 
+// The option fields Ceres copies into every summary, whatever the minimizer,
+// are copied here too (and equal ceres::Solve's).
+TEST(Summary, CopiesTheOptionsCeresCopies) {
+  Solver::Options o = Options(SQRT_ITERATIVE_SCHUR, DOUBLE_PRECISION);
+  o.logging_type = ceres::SILENT;
+  o.line_search_direction_type = ceres::NONLINEAR_CONJUGATE_GRADIENT;
+  o.nonlinear_conjugate_gradient_type = ceres::POLAK_RIBIERE;
+  o.line_search_type = ceres::ARMIJO;
+  o.line_search_interpolation_type = ceres::QUADRATIC;
+  o.max_lbfgs_rank = 7;
+  o.dogleg_type = ceres::SUBSPACE_DOGLEG;
+  for (bool ours : {true, false}) {
+    SCOPED_TRACE(ours ? "ceres_sqrtba::Solve" : "ceres::Solve");
+    SyntheticBa ba = MakeSyntheticBa(6, 100, 3, 16);
+    ceres::Problem problem;
+    AddReprojectionResiduals(&ba, &problem, nullptr);
+    ceres::Solver::Summary s;
+    if (ours) {
+      Solve(o, &problem, &s);
+    } else {
+      ceres::Solver::Options co = o;
+      co.linear_solver_type = ceres::ITERATIVE_SCHUR;
+      ceres::Solve(co, &problem, &s);
+    }
+    ASSERT_TRUE(s.IsSolutionUsable()) << s.message;
+    EXPECT_EQ(s.line_search_direction_type, ceres::NONLINEAR_CONJUGATE_GRADIENT);
+    EXPECT_EQ(s.nonlinear_conjugate_gradient_type, ceres::POLAK_RIBIERE);
+    EXPECT_EQ(s.line_search_type, ceres::ARMIJO);
+    EXPECT_EQ(s.line_search_interpolation_type, ceres::QUADRATIC);
+    EXPECT_EQ(s.max_lbfgs_rank, 7);
+    EXPECT_EQ(s.dogleg_type, ceres::SUBSPACE_DOGLEG);
+    EXPECT_EQ(s.minimizer_type, ceres::TRUST_REGION);
+  }
+}
+
 TEST(Summary, DirectSolverSaysItsFactorization) {
   SyntheticBa ba = MakeSyntheticBa(5, 60, 3, 3);
   ceres::Problem problem;

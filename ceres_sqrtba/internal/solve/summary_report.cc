@@ -49,6 +49,13 @@ void StartSummary(const Solver::Options& options, Solver::Summary* summary) {
   summary->minimizer_type = ceres::TRUST_REGION;
   summary->trust_region_strategy_type = options.trust_region_strategy_type;
   summary->dogleg_type = options.dogleg_type;
+  // Copied as Ceres copies them whatever the minimizer (the interpolation
+  // type configures a bounded problem's line search).
+  summary->line_search_direction_type = options.line_search_direction_type;
+  summary->line_search_interpolation_type = options.line_search_interpolation_type;
+  summary->line_search_type = options.line_search_type;
+  summary->max_lbfgs_rank = options.max_lbfgs_rank;
+  summary->nonlinear_conjugate_gradient_type = options.nonlinear_conjugate_gradient_type;
   summary->linear_solver_type_given = StandIn(options.sqrt_linear_solver_type);
   summary->linear_solver_type_used = StandIn(options.sqrt_linear_solver_type);
   summary->preconditioner_type_given = options.preconditioner_type;
