@@ -6,7 +6,10 @@
 // candidates are the interval's midpoint and ends, the real parts of the
 // roots of the derivative inside the interval, and the sample points inside
 // it; the one where the polynomial is lowest wins (as Ceres' line search
-// chooses, so that bounded problems follow Ceres' steps).
+// chooses, so that bounded problems follow Ceres' steps). The roots are found
+// as Ceres finds them (closed form up to degree 2, else the eigenvalues of
+// the balanced companion matrix) and the fit solves the same system: trials
+// that differ from Ceres' in the last bits can change how many a search takes.
 #ifndef CERES_SQRTBA_INTERNAL_MINIMIZER_INTERPOLATING_POLYNOMIAL_H_
 #define CERES_SQRTBA_INTERNAL_MINIMIZER_INTERPOLATING_POLYNOMIAL_H_
 
