@@ -71,8 +71,8 @@ TEST(InterpolatingPolynomial, ValuesOnlyBesidesTheDerivativeAtZeroGiveAQuadratic
 
 // p' = -(x - r1)(x - r2) with r1 = 1e-6, r2 = 1e6: the local minimum at r1
 // is a root the textbook formula loses to cancellation (-b + sqrt(b^2 - 4ac)
-// with b ~ 1e6 leaves about 1e-10 relative accuracy in 1e-6); from the
-// product of the roots it is exact to rounding.
+// with b ~ 1e6 leaves an absolute error near 1e-10, 1e-4 of the root); from
+// the product of the roots it is exact to rounding.
 TEST(InterpolatingPolynomial, SmallRootOfAWidelySpreadQuadraticIsAccurate) {
   const double r1 = 1e-6, r2 = 1e6;
   const Poly p{{5.0, -r1 * r2, 0.5 * (r1 + r2), -1.0 / 3.0}};
@@ -84,7 +84,7 @@ TEST(InterpolatingPolynomial, SmallRootOfAWidelySpreadQuadraticIsAccurate) {
 // companion matrix path) with critical points at 0.2, 0.4, 0.6, 0.8: the
 // lowest point of each interval, be it a local minimum or an end (the local
 // maximum at 0.6 inside [0.5, 0.7] is not taken).
-TEST(InterpolatingPolynomial, QuinticFromThreeSamplesFindsItsLowerLocalMinimum) {
+TEST(InterpolatingPolynomial, QuinticFromThreeSamplesFindsTheLowestPointOfEachInterval) {
   // p' = (x - 0.2)(x - 0.4)(x - 0.6)(x - 0.8), integrated.
   const double e1 = 2.0, e2 = 1.4, e3 = 0.4, e4 = 0.0384;  // elementary symmetric sums
   const Poly p{{0.0, e4, -e3 / 2.0, e2 / 3.0, -e1 / 4.0, 1.0 / 5.0}};
@@ -99,8 +99,9 @@ TEST(InterpolatingPolynomial, QuinticFromThreeSamplesFindsItsLowerLocalMinimum) 
   }
 }
 
-// The quartic p' of a quintic whose coefficients span 16 orders of magnitude:
-// the balanced companion matrix still gives its roots to near full accuracy.
+// The quartic p' of a quintic whose coefficients span ten orders of
+// magnitude: the balanced companion matrix still gives the critical point at
+// 1e-3 to a millionth of itself.
 TEST(InterpolatingPolynomial, BadlyScaledQuinticKeepsItsCriticalPoints) {
   // p' = (x - 1e-4)(x - 1e-3)(x - 1e-2)(x - 1e-1), integrated: p has a local
   // minimum at 1e-3 (p' goes from - to +) and at 1e-1.
