@@ -11,6 +11,8 @@
 #include <memory>
 #include <utility>
 
+#include <sys/resource.h>
+
 #include "bal_random.h"
 #include "ceres/rotation.h"
 
@@ -232,6 +234,11 @@ bool BalProblem::Normalize(std::string* error) {
     return false;
   }
   const double scale = 100.0 / deviation;
+  if (!std::isfinite(scale)) {
+    *error = "cannot normalize: the median distance of the points to their median is " + FormatDouble(deviation) +
+             ", too small to scale to 100 (100 / " + FormatDouble(deviation) + " overflows a double)";
+    return false;
+  }
   // The new values go to a copy first: the problem changes only when every
   // one of them is finite (a point or camera centre far from the others can
   // leave the range of a double once centred and scaled).
@@ -372,16 +379,52 @@ PreprocessStats BalProblem::DropPointsWithFewObservations(
   return stats;
 }
 
-int64_t AvailableMemoryInBytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
+namespace {
+
+// The value of `key` (in kB) in a /proc file of "key: value kB" lines, in
+// bytes; -1 when absent.
+int64_t ProcKilobytes(const char* path, const std::string& key) {
+  std::ifstream in(path);
+  std::string name;
   int64_t value = 0;
-  std::string unit;
-  while (meminfo >> key >> value) {
-    std::getline(meminfo, unit);
-    if (key == "MemAvailable:") return value * 1024;
+  std::string rest;
+  while (in >> name >> value) {
+    std::getline(in, rest);
+    if (name == key) return value * 1024;
   }
   return -1;
+}
+
+// A number in a cgroup file; -1 when absent or "max".
+int64_t CgroupValue(const char* path) {
+  std::ifstream in(path);
+  int64_t value = -1;
+  if (!(in >> value)) return -1;
+  return value;
+}
+
+}  // namespace
+
+int64_t AvailableMemoryInBytes() {
+  int64_t available = -1;
+  auto take = [&](int64_t bytes) {
+    if (bytes >= 0 && (available < 0 || bytes < available)) available = bytes;
+  };
+  take(ProcKilobytes("/proc/meminfo", "MemAvailable:"));
+  // A process under `ulimit -v` runs out of address space long before the
+  // machine runs out of memory: what it may still map.
+  rlimit address_space;
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
+    const int64_t mapped = std::max<int64_t>(0, ProcKilobytes("/proc/self/status", "VmSize:"));
+    take(std::max<int64_t>(0, static_cast<int64_t>(address_space.rlim_cur) - mapped));
+  }
+  // A container's memory limit (cgroup v2, seen at the root of its
+  // namespace), which MemAvailable, the host's figure, does not show.
+  const int64_t cgroup_max = CgroupValue("/sys/fs/cgroup/memory.max");
+  if (cgroup_max >= 0) {
+    take(std::max<int64_t>(0, cgroup_max - std::max<int64_t>(0, CgroupValue("/sys/fs/cgroup/memory.current"))));
+  }
+  return available;
 }
 
 }  // namespace examples

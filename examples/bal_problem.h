@@ -162,8 +162,10 @@ class BalProblem {
   std::vector<double> parameters_;
 };
 
-// Bytes of memory available to this process according to /proc/meminfo
-// (MemAvailable), or -1 when unknown.
+// Bytes of memory this process may still take: the least of the machine's
+// available memory (MemAvailable of /proc/meminfo), the address space its
+// `ulimit -v` leaves, and a container's cgroup v2 memory limit less its use;
+// -1 when none is known.
 int64_t AvailableMemoryInBytes();
 
 }  // namespace examples

@@ -340,6 +340,28 @@ TEST(ExampleCli, FlagsGflagsRejects) {
 }
 
 // Valid files the program cannot solve: exit status 1 and the reason.
+// Under `ulimit -v` the process runs out of address space long before the
+// machine runs out of memory: the header's counts are checked against what
+// the limit leaves (about 1 GB here, for 4.6 GB of arrays), not against
+// MemAvailable, and the run ends with the error line instead of an abort
+// (std::bad_alloc) part-way through reading.
+TEST(ExampleCli, AnAddressSpaceLimitIsTheMemoryAvailable) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's shadow memory needs more address space than the limit";
+#endif
+  TempDir dir;
+  testing_util::WriteFile(dir.Path("big.txt"), "1 2 200000000\n0 1 1.5 2.5\n");
+  const CommandResult result =
+      testing_util::RunCommand("ulimit -v 1000000 && '" + kBinary + "' --input='" + dir.Path("big.txt") + "'", dir);
+  ExpectOneErrorLine(result, "big.txt:1: the header's counts (1 cameras, 2 points, 200000000 observations) need 4578 MiB, "
+                             "more than the ");
+  // The same file without the limit: the counts fit the machine, and it is
+  // the data that is missing.
+  const CommandResult unlimited = RunAdjuster("--input='" + dir.Path("big.txt") + "'", dir);
+  EXPECT_EQ(unlimited.exit_code, 1);
+  EXPECT_EQ(unlimited.err.find("need 4578 MiB"), std::string::npos) << unlimited.err;
+}
+
 TEST(ExampleCli, ProblemsThatCannotBeSolved) {
   TempDir dir;
   const std::string valid = testing_util::ReadFile(kData + "/valid_small.txt");
@@ -362,6 +384,15 @@ TEST(ExampleCli, ProblemsThatCannotBeSolved) {
                      "same_points.txt: cannot normalize: the median distance "
                      "of the points to their median is 0.000000 (at least half "
                      "of the 5 points are at one place)");
+
+  // Points a few 1e-310 apart (subnormal): their spread is not zero, but
+  // 100 over it is not a double.
+  std::vector<std::string> tiny = lines;
+  for (int i = 40; i < 55; ++i) tiny[i] = std::to_string(i - 39) + "e-310";
+  const std::string tiny_path = write("tiny_scene.txt", tiny);
+  ExpectOneErrorLine(RunAdjuster("--input='" + tiny_path + "'", dir),
+                     "tiny_scene.txt: cannot normalize: the median distance of the points to their median is ");
+  ExpectOneErrorLine(RunAdjuster("--input='" + tiny_path + "'", dir), ", too small to scale to 100 (100 / ");
 
   // One point far beyond the others: normalized, it leaves the double range.
   std::vector<std::string> far = lines;
