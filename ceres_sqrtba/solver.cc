@@ -7,6 +7,7 @@
 #include <cctype>
 #include <string>
 
+#include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/problem/options_validation.h"
 #include "ceres_sqrtba/internal/solve/ceres_pass_through.h"
 #include "ceres_sqrtba/internal/solve/square_root_solve.h"
@@ -51,6 +52,8 @@ bool StringToSqrtLinearSolverType(std::string value, SqrtLinearSolverType* type)
   }
   return false;
 }
+
+int64_t AvailableMemoryInBytes() { return internal::AvailableMemoryBytes(); }
 
 const char* PrecisionToString(Precision precision) {
   switch (precision) {

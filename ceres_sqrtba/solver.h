@@ -83,6 +83,13 @@ const char* SqrtLinearSolverTypeToString(SqrtLinearSolverType type);
 bool StringToSqrtLinearSolverType(std::string value,
                                   SqrtLinearSolverType* type);
 const char* PrecisionToString(Precision precision);
+
+// The memory a solve may take when Solver::Options::memory_limit_in_bytes is
+// 0, in bytes: the least of the machine's available memory (MemAvailable of
+// /proc/meminfo), the address space `ulimit -v` leaves this process, and a
+// cgroup v2 memory limit (a container's) less its use; 0 when none can be
+// read (then no limit is checked).
+int64_t AvailableMemoryInBytes();
 // Accepts "double"/"single" and the enum names, case-insensitively.
 bool StringToPrecision(std::string value, Precision* precision);
 const char* ReducedCameraFactorizationToString(ReducedCameraFactorization factorization);
@@ -137,7 +144,7 @@ class Solver {
 
     // Upper bound on the memory the landmark blocks (SQRT_SPARSE_SCHUR: plus
     // the reduced camera matrix and its factorization) may take, in bytes.
-    // 0 means: the memory the machine reports as available when Solve starts.
+    // 0 means: AvailableMemoryInBytes() when Solve starts.
     // A problem that needs more ends with FAILURE before anything is allocated.
     int64_t memory_limit_in_bytes = 0;
 

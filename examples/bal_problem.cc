@@ -11,8 +11,6 @@
 #include <memory>
 #include <utility>
 
-#include <sys/resource.h>
-
 #include "bal_random.h"
 #include "ceres/rotation.h"
 
@@ -377,54 +375,6 @@ PreprocessStats BalProblem::DropPointsWithFewObservations(
   num_cameras_ = cameras_kept;
   num_points_ = points_kept;
   return stats;
-}
-
-namespace {
-
-// The value of `key` (in kB) in a /proc file of "key: value kB" lines, in
-// bytes; -1 when absent.
-int64_t ProcKilobytes(const char* path, const std::string& key) {
-  std::ifstream in(path);
-  std::string name;
-  int64_t value = 0;
-  std::string rest;
-  while (in >> name >> value) {
-    std::getline(in, rest);
-    if (name == key) return value * 1024;
-  }
-  return -1;
-}
-
-// A number in a cgroup file; -1 when absent or "max".
-int64_t CgroupValue(const char* path) {
-  std::ifstream in(path);
-  int64_t value = -1;
-  if (!(in >> value)) return -1;
-  return value;
-}
-
-}  // namespace
-
-int64_t AvailableMemoryInBytes() {
-  int64_t available = -1;
-  auto take = [&](int64_t bytes) {
-    if (bytes >= 0 && (available < 0 || bytes < available)) available = bytes;
-  };
-  take(ProcKilobytes("/proc/meminfo", "MemAvailable:"));
-  // A process under `ulimit -v` runs out of address space long before the
-  // machine runs out of memory: what it may still map.
-  rlimit address_space;
-  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
-    const int64_t mapped = std::max<int64_t>(0, ProcKilobytes("/proc/self/status", "VmSize:"));
-    take(std::max<int64_t>(0, static_cast<int64_t>(address_space.rlim_cur) - mapped));
-  }
-  // A container's memory limit (cgroup v2, seen at the root of its
-  // namespace), which MemAvailable, the host's figure, does not show.
-  const int64_t cgroup_max = CgroupValue("/sys/fs/cgroup/memory.max");
-  if (cgroup_max >= 0) {
-    take(std::max<int64_t>(0, cgroup_max - std::max<int64_t>(0, CgroupValue("/sys/fs/cgroup/memory.current"))));
-  }
-  return available;
 }
 
 }  // namespace examples

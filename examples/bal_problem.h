@@ -31,8 +31,8 @@ struct BalReadOptions {
   // instead of the file's angle-axis form (9 values).
   bool use_quaternions = false;
   // The reader refuses a header whose counts need more memory than this many
-  // bytes. 0: the MemAvailable figure of /proc/meminfo (no limit beyond the
-  // integer range when that cannot be read).
+  // bytes. 0: ceres_sqrtba::AvailableMemoryInBytes() (no limit beyond the
+  // integer range when that is unknown).
   int64_t memory_limit_in_bytes = 0;
 };
 
@@ -161,12 +161,6 @@ class BalProblem {
   std::vector<double> observations_;
   std::vector<double> parameters_;
 };
-
-// Bytes of memory this process may still take: the least of the machine's
-// available memory (MemAvailable of /proc/meminfo), the address space its
-// `ulimit -v` leaves, and a container's cgroup v2 memory limit less its use;
-// -1 when none is known.
-int64_t AvailableMemoryInBytes();
 
 }  // namespace examples
 }  // namespace ceres_sqrtba

@@ -21,6 +21,7 @@
 #include <system_error>
 #include <vector>
 
+#include "ceres_sqrtba/solver.h"
 #include "bal_problem.h"
 
 namespace ceres_sqrtba {

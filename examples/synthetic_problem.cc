@@ -1,3 +1,4 @@
+#include "ceres_sqrtba/solver.h"
 #include "synthetic_problem.h"
 
 #include <algorithm>

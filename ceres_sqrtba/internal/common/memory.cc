@@ -9,21 +9,61 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <sys/resource.h>
 #endif
 
 namespace ceres_sqrtba {
 namespace internal {
 
-int64_t AvailableMemoryBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
+namespace {
+
+// The value of `key` in a /proc file of "key: value kB" lines, in bytes; -1
+// when absent.
+int64_t ProcKilobytes(const char* path, const std::string& key) {
+  std::ifstream in(path);
+  std::string name;
   int64_t value = 0;
-  std::string unit;
-  while (in >> key >> value) {
-    std::getline(in, unit);
-    if (key == "MemAvailable:") return value * 1024;
+  std::string rest;
+  while (in >> name >> value) {
+    std::getline(in, rest);
+    if (name == key) return value * 1024;
   }
-  return 0;
+  return -1;
+}
+
+// The number in a cgroup file; -1 when absent or "max".
+int64_t CgroupValue(const char* path) {
+  std::ifstream in(path);
+  int64_t value = -1;
+  if (!(in >> value)) return -1;
+  return value;
+}
+
+}  // namespace
+
+int64_t AvailableMemoryBytes() {
+  int64_t available = -1;
+  auto take = [&](int64_t bytes) {
+    if (bytes >= 0 && (available < 0 || bytes < available)) available = bytes;
+  };
+  take(ProcKilobytes("/proc/meminfo", "MemAvailable:"));
+#if defined(__linux__)
+  // Under `ulimit -v` a process runs out of address space long before the
+  // machine runs out of memory: what it may still map.
+  rlimit address_space;
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
+    const int64_t mapped = std::max<int64_t>(0, ProcKilobytes("/proc/self/status", "VmSize:"));
+    take(std::max<int64_t>(0, static_cast<int64_t>(address_space.rlim_cur) - mapped));
+  }
+  // A container's memory limit (cgroup v2, at the root of its namespace),
+  // which MemAvailable, the host's figure, does not show: past it the kernel
+  // kills the process rather than failing an allocation.
+  const int64_t cgroup_max = CgroupValue("/sys/fs/cgroup/memory.max");
+  if (cgroup_max >= 0) {
+    take(std::max<int64_t>(0, cgroup_max - std::max<int64_t>(0, CgroupValue("/sys/fs/cgroup/memory.current"))));
+  }
+#endif
+  return std::max<int64_t>(0, available);
 }
 
 std::string FormatBytes(int64_t bytes) {

@@ -9,7 +9,10 @@
 namespace ceres_sqrtba {
 namespace internal {
 
-// MemAvailable from /proc/meminfo in bytes; 0 when it cannot be read.
+// What this process may still take, in bytes: the least of the machine's
+// available memory (MemAvailable of /proc/meminfo), the address space its
+// `ulimit -v` leaves, and a cgroup v2 memory limit less the cgroup's use; 0
+// when none can be read (ceres_sqrtba::AvailableMemoryInBytes).
 int64_t AvailableMemoryBytes();
 
 // "12.3 MiB"
