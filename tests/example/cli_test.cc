@@ -348,6 +348,10 @@ TEST(ExampleCli, FlagsGflagsRejects) {
 TEST(ExampleCli, AnAddressSpaceLimitIsTheMemoryAvailable) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "a sanitizer's shadow memory needs more address space than the limit";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  GTEST_SKIP() << "a sanitizer's shadow memory needs more address space than the limit";
+#endif
 #endif
   TempDir dir;
   testing_util::WriteFile(dir.Path("big.txt"), "1 2 200000000\n0 1 1.5 2.5\n");

@@ -17,16 +17,17 @@ namespace internal {
 
 namespace {
 
-// The value of `key` in a /proc file of "key: value kB" lines, in bytes; -1
-// when absent.
+// The value of the line starting with `key` in a /proc file of "key: value
+// kB" lines, in bytes; -1 when absent. Line by line: other lines need not hold
+// numbers (/proc/self/status starts with "Name:").
 int64_t ProcKilobytes(const char* path, const std::string& key) {
   std::ifstream in(path);
-  std::string name;
-  int64_t value = 0;
-  std::string rest;
-  while (in >> name >> value) {
-    std::getline(in, rest);
-    if (name == key) return value * 1024;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    std::istringstream fields(line.substr(key.size()));
+    int64_t kilobytes = 0;
+    return fields >> kilobytes ? kilobytes * 1024 : -1;
   }
   return -1;
 }
