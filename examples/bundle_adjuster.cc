@@ -152,9 +152,22 @@ namespace {
 
 constexpr char kProgram[] = "bundle_adjuster";
 
+// The error line: one line whatever the message holds (a file name may hold
+// a newline or a terminal escape), control characters shown as \xNN.
 int Fail(const std::string& message) {
+  std::string line;
+  for (const char ch : message) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+      line += escaped;
+    } else {
+      line.push_back(ch);
+    }
+  }
   std::fflush(stdout);
-  std::fprintf(stderr, "%s: error: %s\n", kProgram, message.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", kProgram, line.c_str());
   return 1;
 }
 

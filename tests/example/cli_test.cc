@@ -89,6 +89,15 @@ TEST(ExampleCli, MissingFile) {
                             "directory");
 }
 
+// A file name with a newline and an escape character still gives one error
+// line, the control characters shown as \xNN.
+TEST(ExampleCli, FileNameWithControlCharactersStaysOnOneLine) {
+  TempDir dir;
+  const std::string path = dir.Path("two\nlines\x1b[31m.txt");
+  ExpectOneErrorLine(RunAdjuster("--input='" + path + "'", dir),
+                     "two\\x0alines\\x1b[31m.txt: cannot open for reading: No such file or directory");
+}
+
 TEST(ExampleCli, BadFlagValues) {
   TempDir dir;
   const std::string input = "--input='" + kData + "/valid_small.txt' ";
