@@ -42,26 +42,26 @@ int64_t CgroupValue(const char* path) {
 
 }  // namespace
 
-int64_t AvailableMemoryBytes() {
+int64_t AvailableMemoryBytes(const MemorySources& sources) {
   int64_t available = -1;
   auto take = [&](int64_t bytes) {
     if (bytes >= 0 && (available < 0 || bytes < available)) available = bytes;
   };
-  take(ProcKilobytes("/proc/meminfo", "MemAvailable:"));
+  take(ProcKilobytes(sources.meminfo, "MemAvailable:"));
 #if defined(__linux__)
   // Under `ulimit -v` a process runs out of address space long before the
   // machine runs out of memory: what it may still map.
   rlimit address_space;
   if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
-    const int64_t mapped = std::max<int64_t>(0, ProcKilobytes("/proc/self/status", "VmSize:"));
+    const int64_t mapped = std::max<int64_t>(0, ProcKilobytes(sources.status, "VmSize:"));
     take(std::max<int64_t>(0, static_cast<int64_t>(address_space.rlim_cur) - mapped));
   }
   // A container's memory limit (cgroup v2, at the root of its namespace),
   // which MemAvailable, the host's figure, does not show: past it the kernel
   // kills the process rather than failing an allocation.
-  const int64_t cgroup_max = CgroupValue("/sys/fs/cgroup/memory.max");
+  const int64_t cgroup_max = CgroupValue(sources.cgroup_max);
   if (cgroup_max >= 0) {
-    take(std::max<int64_t>(0, cgroup_max - std::max<int64_t>(0, CgroupValue("/sys/fs/cgroup/memory.current"))));
+    take(std::max<int64_t>(0, cgroup_max - std::max<int64_t>(0, CgroupValue(sources.cgroup_current))));
   }
 #endif
   return std::max<int64_t>(0, available);

@@ -9,11 +9,19 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+// The files AvailableMemoryBytes reads (Linux's; tests point them elsewhere).
+struct MemorySources {
+  const char* meminfo = "/proc/meminfo";
+  const char* status = "/proc/self/status";
+  const char* cgroup_max = "/sys/fs/cgroup/memory.max";
+  const char* cgroup_current = "/sys/fs/cgroup/memory.current";
+};
+
 // What this process may still take, in bytes: the least of the machine's
 // available memory (MemAvailable of /proc/meminfo), the address space its
 // `ulimit -v` leaves, and a cgroup v2 memory limit less the cgroup's use; 0
 // when none can be read (ceres_sqrtba::AvailableMemoryInBytes).
-int64_t AvailableMemoryBytes();
+int64_t AvailableMemoryBytes(const MemorySources& sources = MemorySources());
 
 // "12.3 MiB"
 std::string FormatBytes(int64_t bytes);

@@ -1,7 +1,11 @@
 #include "ceres_sqrtba/internal/common/memory.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <string>
 
@@ -49,6 +53,55 @@ TEST(AvailableMemory, AnAddressSpaceLimitBoundsIt) {
   EXPECT_LT(limited, kHeadroom + kSlack);
   EXPECT_GT(limited, kHeadroom - kSlack);
   if (unlimited > 0) EXPECT_LE(limited, unlimited);
+}
+
+// Files standing in for /proc and the cgroup's, in a fresh folder.
+class FakeSources {
+ public:
+  FakeSources() {
+    char folder[] = "/tmp/memory_test_XXXXXX";
+    folder_ = mkdtemp(folder) != nullptr ? folder : "";
+  }
+  ~FakeSources() {
+    for (const std::string& file : files_) std::remove(file.c_str());
+    if (!folder_.empty()) rmdir(folder_.c_str());
+  }
+  bool ok() const { return !folder_.empty(); }
+  const char* Write(const std::string& name, const std::string& text) {
+    files_.push_back(folder_ + "/" + name);
+    std::ofstream(files_.back()) << text;
+    return files_.back().c_str();
+  }
+  const char* Absent() { return "/nonexistent/memory_test"; }
+
+ private:
+  std::string folder_;
+  std::deque<std::string> files_;  // stable addresses for the c_str()s
+};
+
+// A container's limit less its use bounds the machine's figure; "max" (no
+// limit) and absent files leave it; nothing readable: 0, unknown.
+TEST(AvailableMemory, CgroupLimitLessItsUseBoundsTheMachinesFigure) {
+  FakeSources fake;
+  ASSERT_TRUE(fake.ok());
+  MemorySources sources;
+  sources.meminfo = fake.Write("meminfo", "MemTotal:       32000000 kB\nMemFree:  1 kB\nMemAvailable:    8000000 kB\n");
+  sources.status = fake.Write("status", "Name:\tmemory_test\nVmSize:\t  100 kB\n");
+  sources.cgroup_max = fake.Write("memory.max", "1073741824\n");
+  sources.cgroup_current = fake.Write("memory.current", "268435456\n");
+  rlimit address_space;
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &address_space), 0);
+  if (address_space.rlim_cur != RLIM_INFINITY) GTEST_SKIP() << "an address-space limit is set";
+  EXPECT_EQ(AvailableMemoryBytes(sources), int64_t{768} << 20);
+  // Over its limit already: nothing left.
+  sources.cgroup_current = fake.Write("memory.current.over", "2147483648\n");
+  EXPECT_EQ(AvailableMemoryBytes(sources), 0);
+  sources.cgroup_max = fake.Write("memory.max.unlimited", "max\n");
+  EXPECT_EQ(AvailableMemoryBytes(sources), int64_t{8000000} * 1024);
+  sources.cgroup_max = fake.Absent();
+  EXPECT_EQ(AvailableMemoryBytes(sources), int64_t{8000000} * 1024);
+  sources.meminfo = fake.Absent();
+  EXPECT_EQ(AvailableMemoryBytes(sources), 0);
 }
 
 }  // namespace
