@@ -37,6 +37,17 @@ struct Poly {
   LineSample At(double x) const { return Sample(x, (*this)(x), Derivative(x)); }
 };
 
+// The quintic whose derivative is (x - r[0])(x - r[1])(x - r[2])(x - r[3]),
+// with p(0) = 0: the integral of the expanded quartic (e_k: the elementary
+// symmetric sums of the roots).
+Poly QuinticWithCriticalPoints(const double r[4]) {
+  const double e1 = r[0] + r[1] + r[2] + r[3];
+  const double e2 = r[0] * r[1] + r[0] * r[2] + r[0] * r[3] + r[1] * r[2] + r[1] * r[3] + r[2] * r[3];
+  const double e3 = r[0] * r[1] * r[2] + r[0] * r[1] * r[3] + r[0] * r[2] * r[3] + r[1] * r[2] * r[3];
+  const double e4 = r[0] * r[1] * r[2] * r[3];
+  return Poly{{0.0, e4, -e3 / 2.0, e2 / 3.0, -e1 / 4.0, 1.0 / 5.0}};
+}
+
 // Where p is lowest on [lo, hi], to within 1e-6 of the interval: a grid.
 double GridMinimizer(const Poly& p, double lo, double hi) {
   constexpr int kSteps = 1000000;
@@ -85,9 +96,8 @@ TEST(InterpolatingPolynomial, SmallRootOfAWidelySpreadQuadraticIsAccurate) {
 // lowest point of each interval, be it a local minimum or an end (the local
 // maximum at 0.6 inside [0.5, 0.7] is not taken).
 TEST(InterpolatingPolynomial, QuinticFromThreeSamplesFindsTheLowestPointOfEachInterval) {
-  // p' = (x - 0.2)(x - 0.4)(x - 0.6)(x - 0.8), integrated.
-  const double e1 = 2.0, e2 = 1.4, e3 = 0.4, e4 = 0.0384;  // elementary symmetric sums
-  const Poly p{{0.0, e4, -e3 / 2.0, e2 / 3.0, -e1 / 4.0, 1.0 / 5.0}};
+  const double r[4] = {0.2, 0.4, 0.6, 0.8};
+  const Poly p = QuinticWithCriticalPoints(r);
   const std::vector<LineSample> samples = {p.At(0.0), p.At(1.0), p.At(0.5)};
   const std::vector<double> c = InterpolatingPolynomial(samples);
   ASSERT_EQ(c.size(), 6u);
@@ -106,11 +116,7 @@ TEST(InterpolatingPolynomial, BadlyScaledQuinticKeepsItsCriticalPoints) {
   // p' = (x - 1e-4)(x - 1e-3)(x - 1e-2)(x - 1e-1), integrated: p has a local
   // minimum at 1e-3 (p' goes from - to +) and at 1e-1.
   const double r[4] = {1e-4, 1e-3, 1e-2, 1e-1};
-  const double e1 = r[0] + r[1] + r[2] + r[3];
-  const double e2 = r[0] * r[1] + r[0] * r[2] + r[0] * r[3] + r[1] * r[2] + r[1] * r[3] + r[2] * r[3];
-  const double e3 = r[0] * r[1] * r[2] + r[0] * r[1] * r[3] + r[0] * r[2] * r[3] + r[1] * r[2] * r[3];
-  const double e4 = r[0] * r[1] * r[2] * r[3];
-  const Poly p{{0.0, e4, -e3 / 2.0, e2 / 3.0, -e1 / 4.0, 1.0 / 5.0}};
+  const Poly p = QuinticWithCriticalPoints(r);
   const std::vector<LineSample> samples = {p.At(0.0), p.At(0.2), p.At(0.05)};
   EXPECT_NEAR(MinimizeInterpolatingPolynomial(samples, 5e-4, 5e-3), 1e-3, 1e-9);
 }
