@@ -10,14 +10,17 @@ For every problem and thread count: the floor (the user's cost and loss
 functions alone, kernels_benchmark.cc) and the evaluator's residual pass
 (Evaluator::EvaluateCost) and Jacobian pass (Evaluator::EvaluateJacobian with
 the gradient and the default linear solver's writer, single and double
-precision), real time per pass, and evaluator / floor.  Repetitions are
+precision), real time per pass, and evaluator / floor; and, as a yardstick,
+Ceres' own evaluator on the same problem (residual pass and Jacobian pass as
+ceres::Solve times them for ITERATIVE_SCHUR, the Ceres kernels_benchmark is
+linked with) against the same floor.  Repetitions are
 interleaved at random (Google Benchmark's random interleaving) and the
 medians are used, so that a slow spell of the machine hits floor and
 evaluator alike.  The benchmark runs in several processes (3 by default), one
 after the other, and a pass's time is the median of the processes' medians:
 one process gives every row a single memory layout and code placement of
 the problem, and runs of one binary moved a row by up to 0.1 from one
-process to the next.  The run takes about 2 minutes per process.
+process to the next.  The run takes about 3 minutes per process.
 """
 
 import argparse
@@ -41,10 +44,13 @@ _TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 # (column, numerator pass, denominator pass)
 RATIOS = (("residual", "evaluator_cost", "floor_residuals"),
           ("jacobian_single", "evaluator_jacobian_single", "floor_jacobians"),
-          ("jacobian_double", "evaluator_jacobian_double", "floor_jacobians"))
+          ("jacobian_double", "evaluator_jacobian_double", "floor_jacobians"),
+          ("ceres_residual", "ceres_cost", "floor_residuals"),
+          ("ceres_jacobian_ratio", "ceres_jacobian", "floor_jacobians"))
 PROBLEM_ORDER = ("bal", "synthetic", "manifold")
 PASSES = ("floor_residuals", "evaluator_cost", "floor_jacobians",
-          "evaluator_jacobian_single", "evaluator_jacobian_double")
+          "evaluator_jacobian_single", "evaluator_jacobian_double",
+          "ceres_cost", "ceres_jacobian")
 
 
 def run_benchmark(binary, json_path, repetitions=DEFAULT_REPETITIONS, min_time=None,
@@ -146,7 +152,9 @@ def load(json_path):
 
 HEADERS = ("problem", "threads", "floor, residuals [ms]", "residual pass [ms]",
            "residual / floor", "floor, Jacobians [ms]", "Jacobian pass, single [ms]",
-           "Jacobian single / floor", "Jacobian pass, double [ms]", "Jacobian double / floor")
+           "Jacobian single / floor", "Jacobian pass, double [ms]", "Jacobian double / floor",
+           "Ceres' residual pass [ms]", "Ceres' residual / floor", "Ceres' Jacobian pass [ms]",
+           "Ceres' Jacobian / floor")
 
 
 def _fmt(value, spec):
@@ -160,7 +168,9 @@ def table_rows(rows):
              _fmt(row["residual"], "%.2f"),
              _fmt(row["floor_jacobians"], "%.3g"),
              _fmt(row["evaluator_jacobian_single"], "%.3g"), _fmt(row["jacobian_single"], "%.2f"),
-             _fmt(row["evaluator_jacobian_double"], "%.3g"), _fmt(row["jacobian_double"], "%.2f")]
+             _fmt(row["evaluator_jacobian_double"], "%.3g"), _fmt(row["jacobian_double"], "%.2f"),
+             _fmt(row["ceres_cost"], "%.3g"), _fmt(row["ceres_residual"], "%.2f"),
+             _fmt(row["ceres_jacobian"], "%.3g"), _fmt(row["ceres_jacobian_ratio"], "%.2f")]
             for row in rows]
 
 

@@ -8,9 +8,9 @@
 // landmark-block kernels ns per observation.
 //
 // The Evaluate/ benchmarks (at the end) set the evaluator's residual and
-// Jacobian passes against their floor, the user's cost and loss functions
-// called alone; benchmarks/evaluator_ratios.py turns them into the table of
-// docs/benchmarks.md.
+// Jacobian passes, and Ceres' own evaluator's, against their floor, the
+// user's cost and loss functions called alone; benchmarks/evaluator_ratios.py
+// turns them into the table of docs/benchmarks.md.
 #include <benchmark/benchmark.h>
 
 #include <dirent.h>
@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ceres/version.h"
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
 #include "ceres_sqrtba/internal/explicit/landmark_block.h"
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
@@ -284,9 +285,16 @@ BENCHMARK_TEMPLATE(BM_ProjectedMatvec, double)->Args({20000, 1})->Args({20000, 2
 //   synthetic the example's synthetic problem, 100 000 observations;
 //   manifold  the same with quaternion cameras and a
 //             ProductManifold<QuaternionManifold, EuclideanManifold<6>>.
+// Ceres: Ceres' own evaluator on the same problem (the Ceres this binary is
+// linked with, in the JSON context as ceres_version), as ceres::Solve runs
+// it for ITERATIVE_SCHUR: the time of one residual pass and of one Jacobian
+// pass after the first (whose first touch of the Jacobian's storage is left
+// out), from the solver's summary timers (CeresPasses). A yardstick for the
+// floor ratios: the same calls of the user's code, with everything an
+// evaluator must add around them, in the reference implementation.
 // Names: Evaluate/<problem>/<pass>/threads:<n>, pass one of floor_residuals,
 // evaluator_cost, floor_jacobians, evaluator_jacobian_single,
-// evaluator_jacobian_double.
+// evaluator_jacobian_double, ceres_cost, ceres_jacobian.
 
 struct EvaluationSpec {
   std::string name;
@@ -391,6 +399,42 @@ class EvaluationFixture {
     return total;
   }
 
+  // Ceres' own evaluator on the same problem and threads, from ceres::Solve's
+  // timers (ITERATIVE_SCHUR + SCHUR_JACOBI, points eliminated first, as
+  // bundle_adjuster runs it): a solve of 0 iterations evaluates the Jacobian
+  // once (with the first touch of its storage), one of kIterations once more
+  // per accepted step, so the difference of their Jacobian times over the
+  // difference of their counts is the time of one later Jacobian pass (with
+  // the gradient, as ours); a residual pass is the longer solve's residual
+  // time over its count. The parameters are restored after each solve.
+  struct CeresTimes {
+    double jacobian = 0.0, residual = 0.0;
+  };
+  CeresTimes CeresPasses(int threads) {
+    constexpr int kIterations = 3;
+    if (saved_.empty()) saved_ = bal_.parameters();
+    auto solve = [&](int iterations, ceres::Solver::Summary* summary) {
+      ceres::Solver::Options o;
+      o.linear_solver_type = ceres::ITERATIVE_SCHUR;
+      o.preconditioner_type = ceres::SCHUR_JACOBI;
+      o.num_threads = threads;
+      o.max_num_iterations = iterations;
+      o.logging_type = ceres::SILENT;
+      o.linear_solver_ordering = examples::PointsFirstOrdering(&bal_, problem_);
+      ceres::Solve(o, &problem_, summary);
+      std::copy(saved_.begin(), saved_.end(), bal_.mutable_camera(0));
+    };
+    ceres::Solver::Summary first, longer;
+    solve(0, &first);
+    solve(kIterations, &longer);
+    CeresTimes t;
+    const int extra = longer.num_jacobian_evaluations - first.num_jacobian_evaluations;
+    if (extra <= 0 || longer.num_residual_evaluations <= 0) Fail();
+    t.jacobian = (longer.jacobian_evaluation_time_in_seconds - first.jacobian_evaluation_time_in_seconds) / extra;
+    t.residual = longer.residual_evaluation_time_in_seconds / longer.num_residual_evaluations;
+    return t;
+  }
+
   double EvaluateCost() {
     double cost = 0.0;
     if (!evaluator_->EvaluateCost(x_.data(), &cost)) Fail();
@@ -442,7 +486,7 @@ class EvaluationFixture {
   std::unique_ptr<LinearSolverFactory> factory_;
   std::unique_ptr<Evaluator> evaluator_;
   std::map<Precision, std::unique_ptr<LinearSolver>> solvers_;
-  std::vector<double> x_, gradient_;
+  std::vector<double> x_, gradient_, saved_;
   std::vector<FloorScratch> scratch_;
 };
 
@@ -455,10 +499,26 @@ EvaluationFixture& FixtureFor(const EvaluationSpec& spec, int threads) {
   return *f;
 }
 
-enum class Pass { kFloorResiduals, kEvaluatorCost, kFloorJacobians, kEvaluatorJacobianSingle, kEvaluatorJacobianDouble };
+enum class Pass {
+  kFloorResiduals,
+  kEvaluatorCost,
+  kFloorJacobians,
+  kEvaluatorJacobianSingle,
+  kEvaluatorJacobianDouble,
+  kCeresCost,
+  kCeresJacobian
+};
 
 void BM_Evaluate(benchmark::State& state, EvaluationSpec spec, Pass pass, int threads) {
   EvaluationFixture& f = FixtureFor(spec, threads);
+  if (pass == Pass::kCeresCost || pass == Pass::kCeresJacobian) {
+    for (auto _ : state) {
+      const EvaluationFixture::CeresTimes t = f.CeresPasses(threads);
+      state.SetIterationTime(pass == Pass::kCeresCost ? t.residual : t.jacobian);
+    }
+    state.counters["residual_blocks"] = static_cast<double>(f.num_residual_blocks());
+    return;
+  }
   for (auto _ : state) {
     double value = 0.0;
     switch (pass) {
@@ -467,6 +527,7 @@ void BM_Evaluate(benchmark::State& state, EvaluationSpec spec, Pass pass, int th
       case Pass::kFloorJacobians: value = f.Floor(true); break;
       case Pass::kEvaluatorJacobianSingle: value = f.EvaluateJacobian(SINGLE_PRECISION); break;
       case Pass::kEvaluatorJacobianDouble: value = f.EvaluateJacobian(DOUBLE_PRECISION); break;
+      default: break;
     }
     benchmark::DoNotOptimize(value);
   }
@@ -515,6 +576,8 @@ void RegisterEvaluationBenchmarks() {
       {"floor_jacobians", Pass::kFloorJacobians},
       {"evaluator_jacobian_single", Pass::kEvaluatorJacobianSingle},
       {"evaluator_jacobian_double", Pass::kEvaluatorJacobianDouble},
+      {"ceres_cost", Pass::kCeresCost},
+      {"ceres_jacobian", Pass::kCeresJacobian},
   };
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   for (int threads = 1; threads <= std::min(2, cores); ++threads) {
@@ -522,9 +585,15 @@ void RegisterEvaluationBenchmarks() {
       for (const auto& [pass_name, pass] : passes) {
         const std::string name =
             "Evaluate/" + spec.name + "/" + pass_name + "/threads:" + std::to_string(threads);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Evaluate, spec, pass, threads)
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond);
+        benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(name.c_str(), BM_Evaluate, spec, pass, threads);
+        if (pass == Pass::kCeresCost || pass == Pass::kCeresJacobian) {
+          // Two solves per iteration (about a second on the synthetic
+          // problems): a fixed count instead of --benchmark_min_time.
+          b->UseManualTime()->Iterations(2);
+        } else {
+          b->UseRealTime();
+        }
+        b->Unit(benchmark::kMillisecond);
       }
     }
   }
@@ -537,6 +606,7 @@ void RegisterEvaluationBenchmarks() {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("ceres_version", CERES_VERSION_STRING);
   ceres_sqrtba::internal::RegisterEvaluationBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

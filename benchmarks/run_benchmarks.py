@@ -367,7 +367,7 @@ def run_evaluator_benchmark(args, out_dir):
     if not os.path.exists(args.kernels_binary):
         print("evaluator micro-benchmark skipped: %s not found" % args.kernels_binary)
         return
-    print("evaluator micro-benchmark: %s --benchmark_filter=%s, %d processes (about 2 minutes each)"
+    print("evaluator micro-benchmark: %s --benchmark_filter=%s, %d processes (about 3 minutes each)"
           % (args.kernels_binary, evaluator_ratios.FILTER, args.evaluator_processes), flush=True)
     try:
         evaluator_ratios.run_benchmark(args.kernels_binary,

@@ -28,9 +28,15 @@ class RatiosTest(unittest.TestCase):
         self.assertAlmostEqual(bal["jacobian_single"], 1.1)
         self.assertAlmostEqual(bal["evaluator_jacobian_double"], 12.5)  # from microseconds
         self.assertAlmostEqual(bal["jacobian_double"], 1.25)
+        # Ceres' own passes (manual time) against the same floors.
+        self.assertAlmostEqual(bal["ceres_cost"], 4.0)
+        self.assertAlmostEqual(bal["ceres_residual"], 2.5)
+        self.assertAlmostEqual(bal["ceres_jacobian"], 15.0)
+        self.assertAlmostEqual(bal["ceres_jacobian_ratio"], 1.5)
         manifold = by_key[("manifold", 2)]
         self.assertAlmostEqual(manifold["jacobian_single"], 2.3)
         self.assertIsNone(manifold["jacobian_double"])  # that pass is missing
+        self.assertIsNone(manifold["ceres_jacobian_ratio"])
         # Runs without aggregates (one repetition) count as they are.
         synthetic = by_key[("synthetic", 1)]
         self.assertAlmostEqual(synthetic["floor_residuals"], 5.0)
@@ -41,7 +47,9 @@ class RatiosTest(unittest.TestCase):
         text = evaluator_ratios.markdown(self.rows)
         lines = text.splitlines()
         self.assertEqual(len(lines), 2 + 3)
-        self.assertIn("| bal | 1 | 1.6 | 1.76 | 1.10 | 10 | 11 | 1.10 | 12.5 | 1.25 |", lines)
+        self.assertTrue(lines[0].endswith("| Ceres' Jacobian pass [ms] | Ceres' Jacobian / floor |"))
+        self.assertEqual(lines[1].count("---"), 14)
+        self.assertIn("| bal | 1 | 1.6 | 1.76 | 1.10 | 10 | 11 | 1.10 | 12.5 | 1.25 | 4 | 2.50 | 15 | 1.50 |", lines)
         self.assertIn("–", lines[4])
 
     def test_targets_take_the_worst_row(self):
