@@ -422,6 +422,7 @@ class EvaluationFixture {
       o.logging_type = ceres::SILENT;
       o.linear_solver_ordering = examples::PointsFirstOrdering(&bal_, problem_);
       ceres::Solve(o, &problem_, summary);
+      // The problem's parameter blocks live in bal_'s one array, cameras first.
       std::copy(saved_.begin(), saved_.end(), bal_.mutable_camera(0));
     };
     ceres::Solver::Summary first, longer;
@@ -429,7 +430,11 @@ class EvaluationFixture {
     solve(kIterations, &longer);
     CeresTimes t;
     const int extra = longer.num_jacobian_evaluations - first.num_jacobian_evaluations;
-    if (extra <= 0 || longer.num_residual_evaluations <= 0) Fail();
+    if (extra <= 0 || longer.num_residual_evaluations <= 0) {
+      std::fprintf(stderr, "kernels_benchmark: Ceres' solve evaluated no Jacobian after the first: %s\n",
+                   longer.BriefReport().c_str());
+      std::abort();
+    }
     t.jacobian = (longer.jacobian_evaluation_time_in_seconds - first.jacobian_evaluation_time_in_seconds) / extra;
     t.residual = longer.residual_evaluation_time_in_seconds / longer.num_residual_evaluations;
     return t;
