@@ -70,6 +70,7 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
     total += pb.size * pb.tangent_size;
   }
   plus_jacobians_.resize(total);
+  plus_jacobian_status_.resize(manifold_blocks_.size());
   const int chunks = partition.num_chunks();
   chunk_cost_.resize(chunks);
   chunk_error_.resize(chunks);
@@ -87,30 +88,50 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
 
 Evaluator::~Evaluator() = default;
 
-bool Evaluator::ComputePlusJacobians(const double* x) {
-  for (int p : manifold_blocks_) {
-    const ParameterBlockInfo& pb = s_.parameter_blocks[p];
-    double* out = plus_jacobians_.data() + plus_jacobian_offset_[p];
-    // As Ceres: an entry the manifold leaves unwritten is caught below, not
-    // taken from the previous point.
-    std::fill(out, out + pb.size * pb.tangent_size, std::numeric_limits<double>::quiet_NaN());
-    if (!pb.manifold->PlusJacobian(x + pb.state_offset, out)) {
-      error_ = "The manifold of the " + NameOf(pb.user_values) + " failed to compute its PlusJacobian.";
-      return false;
+bool Evaluator::ComputePlusJacobians(const double* x, bool borders) {
+  enum : char { kOk, kFailed, kNotFinite };
+  // Each block's PlusJacobian is its own: computed in parallel (as Ceres 2.2
+  // calls Manifold::Plus), the values are the same for any number of threads,
+  // and the failure reported is the first in block order, as a serial loop
+  // would find it. A problem with manifold landmarks (a SphereManifold per
+  // point) has as many of these as points, every evaluation.
+  const int n = static_cast<int>(manifold_blocks_.size());
+  constexpr int kGrain = 64;
+  context_->For(n, kGrain, [&](int begin, int end) {
+    for (int k = begin; k < end; ++k) {
+      const int p = manifold_blocks_[k];
+      const ParameterBlockInfo& pb = s_.parameter_blocks[p];
+      double* out = plus_jacobians_.data() + plus_jacobian_offset_[p];
+      const int size = pb.size * pb.tangent_size;
+      // As Ceres: an entry the manifold leaves unwritten is caught below, not
+      // taken from the previous point.
+      std::fill(out, out + size, std::numeric_limits<double>::quiet_NaN());
+      if (!pb.manifold->PlusJacobian(x + pb.state_offset, out)) {
+        plus_jacobian_status_[k] = kFailed;
+      } else if (!AllFinite(out, size)) {
+        plus_jacobian_status_[k] = kNotFinite;
+      } else {
+        plus_jacobian_status_[k] = kOk;
+        // Only the Jacobian pass multiplies by them (tangent_jacobian.h).
+        if (borders) plus_jacobian_border_[p] = BorderOf(out, pb.size, pb.tangent_size);
+      }
     }
-    if (!AllFinite(out, pb.size * pb.tangent_size)) {
-      error_ = "The manifold of the " + NameOf(pb.user_values) +
-               " returned a PlusJacobian with a value that is not finite.";
-      return false;
-    }
-    plus_jacobian_border_[p] = BorderOf(out, pb.size, pb.tangent_size);
+  });
+  for (int k = 0; k < n; ++k) {
+    if (plus_jacobian_status_[k] == kOk) continue;
+    const ParameterBlockInfo& pb = s_.parameter_blocks[manifold_blocks_[k]];
+    error_ = plus_jacobian_status_[k] == kFailed
+                 ? "The manifold of the " + NameOf(pb.user_values) + " failed to compute its PlusJacobian."
+                 : "The manifold of the " + NameOf(pb.user_values) +
+                       " returned a PlusJacobian with a value that is not finite.";
+    return false;
   }
   return true;
 }
 
 bool Evaluator::EvaluateCost(const double* x, double* cost) {
   error_.clear();
-  if (!ComputePlusJacobians(x)) return false;
+  if (!ComputePlusJacobians(x, /*borders=*/false)) return false;
   if (notifier_ != nullptr) notifier_->Prepare(x, false, true);
   return Evaluate(x, cost, nullptr, nullptr);
 }
@@ -118,7 +139,7 @@ bool Evaluator::EvaluateCost(const double* x, double* cost) {
 bool Evaluator::EvaluateJacobian(const double* x, bool new_evaluation_point, double* cost,
                                  double* gradient, JacobianWriter* writer) {
   error_.clear();
-  if (!ComputePlusJacobians(x)) return false;
+  if (!ComputePlusJacobians(x, /*borders=*/true)) return false;
   if (notifier_ != nullptr) notifier_->Prepare(x, true, new_evaluation_point);
   return Evaluate(x, cost, gradient, writer);
 }

@@ -69,7 +69,10 @@ class Evaluator {
   struct Scratch;
   bool Evaluate(const double* x, double* cost, double* gradient,
                 JacobianWriter* writer);
-  bool ComputePlusJacobians(const double* x);
+  // The PlusJacobian of every variable block with a manifold at x (as Ceres
+  // computes them whenever it sets the state, so that a manifold failing
+  // there fails the evaluation), with their identity borders when `borders`.
+  bool ComputePlusJacobians(const double* x, bool borders);
 
   const ProblemStructure& s_;
   const WorkPartition& partition_;
@@ -84,10 +87,11 @@ class Evaluator {
   // current point (tangent_jacobian.h), found when it is computed.
   std::vector<PlusJacobianBorder> plus_jacobian_border_;
   // The variable blocks with a manifold, in variable order: every evaluation
-  // computes their PlusJacobians serially, and a problem without manifolds
-  // should not walk its thousands of other blocks to find none.
+  // computes their PlusJacobians, and a problem without manifolds should not
+  // walk its thousands of other blocks to find none.
   std::vector<int> manifold_blocks_;
   std::vector<double> plus_jacobians_;
+  std::vector<char> plus_jacobian_status_;  // per manifold block, of the last computation
   std::vector<double> chunk_cost_;
   std::vector<std::string> chunk_error_;  // per chunk: empty, or its first failure
   std::string error_;

@@ -264,6 +264,89 @@ TEST(Evaluator, PlusJacobianEntriesLeftUnwrittenAreAnError) {
       << evaluator.error();
 }
 
+// A manifold whose PlusJacobian fails in one of two ways once `fault` is set
+// (Ceres itself aborts when it fails while the problem is built).
+class FaultyPlusJacobianManifold : public testing::Euclidean3Manifold {
+ public:
+  enum Fault { kNone, kReturnsFalse, kWritesNaN };
+  bool PlusJacobian(const double* x, double* jacobian) const override {
+    if (fault == kReturnsFalse) return false;
+    const bool ok = Euclidean3Manifold::PlusJacobian(x, jacobian);
+    if (fault == kWritesNaN) jacobian[4] = std::numeric_limits<double>::quiet_NaN();
+    return ok;
+  }
+  Fault fault = kNone;
+};
+
+// The PlusJacobians are computed in parallel (in tasks of 64 blocks): the
+// failure reported is still the first in block order, with the message of
+// its kind, whatever the number of threads, in the cost pass and in the
+// Jacobian pass; and after the faults are gone both passes succeed.
+TEST(Evaluator, PlusJacobianFailuresAreReportedInBlockOrder) {
+  using Fault = FaultyPlusJacobianManifold::Fault;
+  constexpr int kPoints = 300;
+  // Faulty points by index (in the order they are added): the first two
+  // cases have the earlier fault in a task the later one's does not share.
+  const std::vector<std::vector<std::pair<int, Fault>>> cases = {
+      {{150, Fault::kWritesNaN}, {270, Fault::kReturnsFalse}},
+      {{20, Fault::kReturnsFalse}, {250, Fault::kWritesNaN}},
+      {{299, Fault::kWritesNaN}},
+      {},
+  };
+  for (const auto& faults : cases) {
+    std::string first_error;
+    for (int threads : {1, 2}) {
+      std::vector<double> camera = {0.3, 0.2, 0.1}, points(3 * kPoints);
+      for (size_t i = 0; i < points.size(); ++i) points[i] = 0.01 * (i + 1);
+      ceres::Problem problem;
+      std::vector<FaultyPlusJacobianManifold*> manifolds;
+      for (int k = 0; k < kPoints; ++k) {
+        problem.AddResidualBlock(new CameraPointCost(3, 1), nullptr, camera.data(), points.data() + 3 * k);
+        manifolds.push_back(new FaultyPlusJacobianManifold);
+        problem.SetManifold(points.data() + 3 * k, manifolds.back());
+      }
+      EvaluatorSetUp e(problem, threads, threads);
+      ASSERT_TRUE(e.ok) << e.error;
+      for (const auto& [index, f] : faults) manifolds[index]->fault = f;
+      // The first faulty block in the variable order, which is the order of
+      // the evaluator's manifold blocks.
+      Fault expected = Fault::kNone;
+      const double* faulty = nullptr;
+      for (int p : e.s.variable_blocks) {
+        const double* values = e.s.parameter_blocks[p].user_values;
+        for (const auto& [index, f] : faults) {
+          if (values == points.data() + 3 * index && expected == Fault::kNone) {
+            expected = f;
+            faulty = values;
+          }
+        }
+        if (expected != Fault::kNone) break;
+      }
+      double cost = 0.0;
+      std::vector<double> gradient(e.s.num_effective_parameters);
+      const bool cost_ok = e.evaluator->EvaluateCost(e.x.data(), &cost);
+      const std::string cost_error = e.evaluator->error();
+      const bool jacobian_ok = e.evaluator->EvaluateJacobian(e.x.data(), true, &cost, gradient.data(), nullptr);
+      const std::string jacobian_error = e.evaluator->error();
+      EXPECT_EQ(cost_ok, expected == Fault::kNone) << cost_error;
+      EXPECT_EQ(jacobian_ok, expected == Fault::kNone) << jacobian_error;
+      EXPECT_EQ(cost_error, jacobian_error);
+      if (expected == Fault::kReturnsFalse) {
+        EXPECT_EQ(cost_error, "The manifold of the " + NameOf(faulty) + " failed to compute its PlusJacobian.");
+      } else if (expected == Fault::kWritesNaN) {
+        EXPECT_EQ(cost_error,
+                  "The manifold of the " + NameOf(faulty) + " returned a PlusJacobian with a value that is not finite.");
+      } else {
+        EXPECT_EQ(cost_error, "");
+      }
+      // The same point, by its index, with 1 and 2 threads.
+      const std::string named = faulty == nullptr ? "" : std::to_string((faulty - points.data()) / 3);
+      if (threads == 1) first_error = named;
+      EXPECT_EQ(named, first_error);
+    }
+  }
+}
+
 // The trust-region loop takes an accepted candidate's cost from whichever
 // pass evaluated it (the cost pass, or the Jacobian pass when it evaluates
 // Jacobians at candidates): both must give the same bits, with a loss, with
