@@ -552,9 +552,7 @@ int main(int argc, char** argv) {
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   google::InitGoogleLogging(argv[0]);
   if (argc > 1) {
-    std::fprintf(stderr, "bundle_adjuster: error: unexpected argument '%s'\n",
-                 argv[1]);
-    return 1;
+    return ceres_sqrtba::examples::Fail(std::string("unexpected argument '") + argv[1] + "'");
   }
   // The reader and the generator check their sizes against the memory
   // available before they allocate, and the solvers report a failed
@@ -563,8 +561,6 @@ int main(int argc, char** argv) {
   try {
     return ceres_sqrtba::examples::Run();
   } catch (const std::bad_alloc&) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "bundle_adjuster: error: out of memory (std::bad_alloc)\n");
-    return 1;
+    return ceres_sqrtba::examples::Fail("out of memory (std::bad_alloc)");
   }
 }

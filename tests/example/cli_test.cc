@@ -346,6 +346,8 @@ TEST(ExampleCli, FlagsGflagsRejects) {
   }
   ExpectOneErrorLine(RunAdjuster("extra_argument", dir),
                      "unexpected argument 'extra_argument'");
+  // Shown as the error line shows file names: control characters as \xNN.
+  ExpectOneErrorLine(RunAdjuster("'extra\nargument'", dir), "unexpected argument 'extra\\x0aargument'");
 }
 
 // Valid files the program cannot solve: exit status 1 and the reason.
