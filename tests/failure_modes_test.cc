@@ -443,18 +443,27 @@ TEST(FailureModes, TwoLandmarkResidualIsOnlyAnErrorWithAUserOrdering) {
   for (auto& p : g.ba.intrinsics) ordering->AddElementToGroup(p.data(), 1);
   o.linear_solver_ordering = ordering;
   Solve(o, &g.problem, &s);
-  ExpectEarlyFailure(s, g, "The residual block ");
+  // Ceres' message (Ceres refuses such a first group too), then the residual
+  // block that shows it.
+  ExpectEarlyFailure(s, g,
+                     "The first elimination group in the parameter block ordering of size 60 is not an "
+                     "independent set: the residual block ");
   std::ostringstream first, second;
   first << static_cast<const void*>(g.ba.points[0].data());
   second << static_cast<const void*>(g.ba.points[1].data());
-  EXPECT_NE(s.message.find(" depends on two landmarks (the parameter block " + first.str() +
-                           " and the parameter block " + second.str()),
+  EXPECT_NE(s.message.find(" depends on the parameter block " + first.str() + " and the parameter block " +
+                           second.str() + ", both in it. The square-root solver eliminates every variable "
+                           "block of that group (its landmarks) and needs every residual block to depend on "
+                           "at most one of them."),
             std::string::npos)
       << s.message;
-  EXPECT_NE(s.message.find(" of elimination group 0); the square-root solver needs every residual "
-                           "block to depend on at most one landmark."),
-            std::string::npos)
-      << s.message;
+  Solver::Options c = o;
+  c.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+  c.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  ceres::Solver::Summary cs;
+  Solve(c, &g.problem, &cs);
+  EXPECT_EQ(cs.termination_type, ceres::FAILURE);
+  EXPECT_EQ(s.message.rfind(cs.message, 0), 0u) << cs.message;
 }
 
 TEST(FailureModes, OrderingWithABlockNotInTheProblem) {
@@ -478,13 +487,82 @@ TEST(FailureModes, OrderingWithOneGroupMeansAutomatic) {
   Fixture f;
   Solver::Options o = SqrtOptions();
   auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
-  for (auto& p : f.ba.poses) ordering->AddElementToGroup(p.data(), 0);  // incomplete, one group
+  for (auto* set : {&f.ba.poses, &f.ba.points, &f.ba.intrinsics}) {
+    for (auto& b : *set) ordering->AddElementToGroup(b.data(), 0);
+  }
   o.linear_solver_ordering = ordering;
   ceres::Solver::Summary s;
   Solve(o, &f.problem, &s);
   EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
   ASSERT_EQ(s.linear_solver_ordering_used.size(), 2u);
   EXPECT_EQ(s.linear_solver_ordering_used[0], 60);  // the points, found automatically
+}
+
+// As Ceres reads an ordering: the blocks its reduced program drops (constant
+// and unused ones) are taken out first; the rest must be every variable
+// block, whatever the number of groups.
+TEST(FailureModes, OrderingMustListEveryVariableBlockAsCeresRequires) {
+  // poses and intrinsics only, in one group: Ceres refuses it (it used to be
+  // taken as "automatic", the points silently dropped).
+  auto cameras_only = [](Fixture& f, int points_group) {
+    auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+    for (auto& p : f.ba.poses) ordering->AddElementToGroup(p.data(), 0);
+    for (auto& p : f.ba.intrinsics) ordering->AddElementToGroup(p.data(), 0);
+    if (points_group >= 0) {
+      for (auto& p : f.ba.points) ordering->AddElementToGroup(p.data(), points_group);
+    }
+    return ordering;
+  };
+  for (SqrtLinearSolverType type : {SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR}) {
+    Fixture f;
+    Solver::Options o = SqrtOptions();
+    o.sqrt_linear_solver_type = type;
+    o.linear_solver_ordering = cameras_only(f, -1);
+    ceres::Solver::Summary s;
+    Solve(o, &f.problem, &s);
+    const std::string ceres_message =
+        "The program has 70 parameter blocks, but the parameter block ordering has 10 parameter blocks.";
+    ExpectEarlyFailure(s, f, ceres_message + " (Solver::Options::linear_solver_ordering must contain every");
+    // ceres::Solve says the same.
+    Solver::Options c = SqrtOptions();
+    c.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+    c.linear_solver_type = ceres::ITERATIVE_SCHUR;
+    c.linear_solver_ordering = cameras_only(f, -1);
+    ceres::Solver::Summary cs;
+    Solve(c, &f.problem, &cs);
+    EXPECT_EQ(cs.termination_type, ceres::FAILURE);
+    EXPECT_EQ(cs.message, ceres_message);
+  }
+  // The points in group 0 and the cameras in group 1 but the first pose
+  // constant and left out: Ceres drops constant blocks from the ordering
+  // before it compares, and so do we.
+  Fixture f;
+  f.problem.SetParameterBlockConstant(f.ba.poses[0].data());
+  auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+  for (auto& p : f.ba.points) ordering->AddElementToGroup(p.data(), 0);
+  for (size_t i = 1; i < f.ba.poses.size(); ++i) ordering->AddElementToGroup(f.ba.poses[i].data(), 1);
+  for (auto& p : f.ba.intrinsics) ordering->AddElementToGroup(p.data(), 1);
+  Solver::Options o = SqrtOptions();
+  o.linear_solver_ordering = ordering;
+  ceres::Solver::Summary s;
+  Solve(o, &f.problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_EQ(s.linear_solver_ordering_used, std::vector<int>({60, 9}));
+  // Variable blocks in one group once the constant ones are out: automatic,
+  // as Ceres (group 0 holds only the constant pose, group 1 everything else
+  // would instead leave nothing to eliminate; that is Ceres' business, see
+  // ProblemWithoutLandmarksGoesToCeres).
+  Fixture g;
+  g.problem.SetParameterBlockConstant(g.ba.poses[0].data());
+  ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+  for (auto* set : {&g.ba.points, &g.ba.intrinsics}) {
+    for (auto& b : *set) ordering->AddElementToGroup(b.data(), 1);
+  }
+  for (auto& p : g.ba.poses) ordering->AddElementToGroup(p.data(), &p == &g.ba.poses[0] ? 7 : 1);
+  o.linear_solver_ordering = ordering;
+  Solve(o, &g.problem, &s);
+  EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
+  EXPECT_EQ(s.linear_solver_ordering_used, std::vector<int>({60, 9}));
 }
 
 // Nothing to eliminate: Ceres' Schur solvers take such problems (CONVERGENCE

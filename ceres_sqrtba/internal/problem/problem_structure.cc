@@ -48,58 +48,84 @@ std::string Address(const void* p) {
   return ss.str();
 }
 
-// Landmarks: the variable blocks of elimination group 0 of a user ordering
-// with at least two groups, or Ceres' automatic choice.
+// Landmarks: Ceres' choice of the blocks its Schur solvers eliminate. Ceres
+// first drops from a user ordering the blocks its reduced program drops
+// (constant blocks, and blocks no residual block uses), then requires the
+// rest to be exactly the reduced program's blocks, whatever the number of
+// groups; a single group left means "choose for me" (an independent set),
+// and a first group left empty means nothing to eliminate. The variable
+// blocks of the first group are the landmarks otherwise. ordering_groups: the
+// groups that hold a variable block (0 when the choice is automatic).
 bool ChooseLandmarks(const ProblemStructure& s, const std::vector<ResidualBlockInfo>& residuals,
                      const ceres::ParameterBlockOrdering* ordering, std::vector<bool>* is_landmark,
-                     std::string* error) {
-  if (ordering == nullptr || ordering->NumGroups() <= 1) {
-    // The residual blocks as hyperedges over their parameter blocks: their
-    // blocks lie back to back in residual_parameters, in residual order
-    // (ReadResidualBlocks), so only the edges' starts are new.
-    const int n = static_cast<int>(s.parameter_blocks.size());
-    std::vector<bool> is_constant(n);
-    for (int i = 0; i < n; ++i) is_constant[i] = s.parameter_blocks[i].is_constant;
-    std::vector<int> edge_begin;
-    edge_begin.reserve(residuals.size() + 1);
-    int next = 0;
-    for (const ResidualBlockInfo& rb : residuals) {
-      DCHECK_EQ(rb.parameter_begin, next);
-      edge_begin.push_back(rb.parameter_begin);
-      next = rb.parameter_begin + rb.num_parameter_blocks;
-    }
-    DCHECK_EQ(next, static_cast<int>(s.residual_parameters.size()));
-    edge_begin.push_back(next);
-    *is_landmark = EliminationIndependentSet(n, is_constant, edge_begin, s.residual_parameters);
-    return true;
-  }
-  if (ordering->NumElements() != static_cast<int>(s.parameter_blocks.size())) {
-    std::ostringstream msg;
-    msg << "Solver::Options::linear_solver_ordering has " << ordering->NumElements()
-        << " parameter blocks but the problem has " << s.parameter_blocks.size()
-        << "; the ordering must contain every parameter block exactly once.";
-    *error = msg.str();
-    return false;
-  }
-  const auto& groups = ordering->group_to_elements();
-  for (const auto& g : groups) {
-    for (double* p : g.second) {
-      if (s.index_of.find(p) == s.index_of.end()) {
-        *error = "Solver::Options::linear_solver_ordering contains a parameter block (" + Address(p) +
-                 ") that is not in the problem.";
-        return false;
+                     int* ordering_groups, std::string* error) {
+  const int n = static_cast<int>(s.parameter_blocks.size());
+  *ordering_groups = 0;
+  if (ordering != nullptr) {
+    int listed = 0, groups_with_variables = 0;
+    bool first_group_has_variables = false;
+    for (const auto& g : ordering->group_to_elements()) {
+      bool has_variables = false;
+      for (double* p : g.second) {
+        const auto it = s.index_of.find(p);
+        if (it == s.index_of.end()) {
+          *error = "Solver::Options::linear_solver_ordering contains a parameter block (" + Address(p) +
+                   ") that is not in the problem.";
+          return false;
+        }
+        if (s.parameter_blocks[it->second].is_constant) continue;
+        ++listed;
+        has_variables = true;
       }
+      if (g.first == ordering->group_to_elements().begin()->first) first_group_has_variables = has_variables;
+      groups_with_variables += has_variables ? 1 : 0;
+    }
+    int variable = 0;
+    for (const ParameterBlockInfo& pb : s.parameter_blocks) variable += pb.is_constant ? 0 : 1;
+    if (listed != variable) {
+      // Ceres' message (its counts: the blocks of its reduced program), then
+      // what it means.
+      std::ostringstream msg;
+      msg << "The program has " << variable << " parameter blocks, but the parameter block ordering has "
+          << listed << " parameter blocks. (Solver::Options::linear_solver_ordering must contain every "
+          << "variable parameter block of the problem; constant ones may be left out.)";
+      *error = msg.str();
+      return false;
+    }
+    if (groups_with_variables > 1 || !first_group_has_variables) {
+      is_landmark->assign(n, false);
+      for (double* p : ordering->group_to_elements().begin()->second) {
+        const int idx = s.index_of.at(p);
+        if (!s.parameter_blocks[idx].is_constant) (*is_landmark)[idx] = true;
+      }
+      *ordering_groups = groups_with_variables;
+      return true;
     }
   }
-  is_landmark->assign(s.parameter_blocks.size(), false);
-  for (double* p : groups.begin()->second) {
-    const int idx = s.index_of.at(p);
-    if (!s.parameter_blocks[idx].is_constant) (*is_landmark)[idx] = true;
+  // The residual blocks as hyperedges over their parameter blocks: their
+  // blocks lie back to back in residual_parameters, in residual order
+  // (ReadResidualBlocks), so only the edges' starts are new.
+  std::vector<bool> is_constant(n);
+  for (int i = 0; i < n; ++i) is_constant[i] = s.parameter_blocks[i].is_constant;
+  std::vector<int> edge_begin;
+  edge_begin.reserve(residuals.size() + 1);
+  int next = 0;
+  for (const ResidualBlockInfo& rb : residuals) {
+    DCHECK_EQ(rb.parameter_begin, next);
+    edge_begin.push_back(rb.parameter_begin);
+    next = rb.parameter_begin + rb.num_parameter_blocks;
   }
+  DCHECK_EQ(next, static_cast<int>(s.residual_parameters.size()));
+  edge_begin.push_back(next);
+  *is_landmark = EliminationIndependentSet(n, is_constant, edge_begin, s.residual_parameters);
   return true;
 }
 
-// Every residual block may touch at most one landmark, once.
+// Every residual block may touch at most one landmark, once. Only a user's
+// first elimination group can break this (the automatic choice is an
+// independent set, and Ceres refuses a residual block that names a block
+// twice): Ceres' message for that group, then the residual block that shows
+// it.
 bool CheckOneLandmarkPerResidual(const ProblemStructure& s, const std::vector<ResidualBlockInfo>& residuals,
                                  const std::vector<bool>& is_landmark, std::string* error) {
   for (const ResidualBlockInfo& rb : residuals) {
@@ -108,17 +134,18 @@ bool CheckOneLandmarkPerResidual(const ProblemStructure& s, const std::vector<Re
       const int p = s.residual_parameters[rb.parameter_begin + i];
       if (!is_landmark[p]) continue;
       if (first >= 0) {
+        const size_t group_size = static_cast<size_t>(std::count(is_landmark.begin(), is_landmark.end(), true));
         std::ostringstream msg;
+        msg << "The first elimination group in the parameter block ordering of size " << group_size
+            << " is not an independent set: the " << NameOf(rb.id) << " depends on the "
+            << NameOf(s.parameter_blocks[first].user_values);
         if (first != p) {
-          msg << "The " << NameOf(rb.id) << " depends on two landmarks (the "
-              << NameOf(s.parameter_blocks[first].user_values) << " and the "
-              << NameOf(s.parameter_blocks[p].user_values)
-              << " of elimination group 0); the square-root solver needs every residual block to "
-                 "depend on at most one landmark.";
+          msg << " and the " << NameOf(s.parameter_blocks[p].user_values) << ", both in it";
         } else {
-          msg << "The " << NameOf(rb.id) << " uses the landmark " << NameOf(s.parameter_blocks[p].user_values)
-              << " twice.";
+          msg << " twice";
         }
+        msg << ". The square-root solver eliminates every variable block of that group (its landmarks) and "
+               "needs every residual block to depend on at most one of them.";
         *error = msg.str();
         return false;
       }
@@ -356,7 +383,7 @@ StructureStatus BuildProblemStructure(const ceres::Problem& problem,
   BoundsReader bounds(problem, context);
   if (!ReadProblem(problem, context, &s, &residuals, &bounds, error)) return StructureStatus::kInvalid;
   std::vector<bool> is_landmark;
-  if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, error) ||
+  if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, &s.ordering_groups, error) ||
       !CheckOneLandmarkPerResidual(s, residuals, is_landmark, error)) {
     return bounds.Finish(&s, error) ? StructureStatus::kUnsupported : StructureStatus::kInvalid;
   }

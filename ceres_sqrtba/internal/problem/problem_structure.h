@@ -117,6 +117,12 @@ struct ProblemStructure {
   std::vector<int> camera_groups;       // group index
   std::vector<int> camera_group_entry;  // index into group_cameras
 
+  // The groups of the user's linear_solver_ordering that hold a variable
+  // block when the landmarks are its first group's; 0 when they were chosen
+  // automatically (no ordering, or one whose variable blocks all lie in one
+  // group, as Ceres reads it).
+  int ordering_groups = 0;
+
   // What Ceres reports as the Schur structure.
   std::string schur_structure;            // e.g. "2,3,9", "d" for varying sizes
 

@@ -127,7 +127,7 @@ void RecordStructure(const ProblemStructure& s, const ceres::ParameterBlockOrder
   summary->schur_structure_given = s.schur_structure;
   summary->schur_structure_used = s.schur_structure;
   summary->linear_solver_ordering_used.clear();
-  if (ordering != nullptr && ordering->NumGroups() > 1) {
+  if (ordering != nullptr && s.ordering_groups > 0) {
     for (const auto& group : ordering->group_to_elements()) {
       int variable = 0;
       for (double* block : group.second) variable += s.IsVariable(block) ? 1 : 0;
