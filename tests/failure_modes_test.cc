@@ -533,6 +533,22 @@ TEST(FailureModes, OrderingMustListEveryVariableBlockAsCeresRequires) {
     EXPECT_EQ(cs.termination_type, ceres::FAILURE);
     EXPECT_EQ(cs.message, ceres_message);
   }
+  // An empty ordering lists none of them; with nothing variable it lists
+  // them all (ceres::Solve then reports CONVERGENCE at once).
+  {
+    Fixture f;
+    Solver::Options o = SqrtOptions();
+    o.linear_solver_ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+    ceres::Solver::Summary s;
+    Solve(o, &f.problem, &s);
+    ExpectEarlyFailure(s, f, "The program has 70 parameter blocks, but the parameter block ordering has 0 "
+                             "parameter blocks.");
+    for (auto* set : {&f.ba.poses, &f.ba.points, &f.ba.intrinsics}) {
+      for (auto& b : *set) f.problem.SetParameterBlockConstant(b.data());
+    }
+    Solve(o, &f.problem, &s);
+    EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << s.message;
+  }
   // The points in group 0 and the cameras in group 1 but the first pose
   // constant and left out: Ceres drops constant blocks from the ordering
   // before it compares, and so do we.

@@ -92,7 +92,9 @@ bool ChooseLandmarks(const ProblemStructure& s, const std::vector<ResidualBlockI
       *error = msg.str();
       return false;
     }
-    if (groups_with_variables > 1 || !first_group_has_variables) {
+    // (An empty ordering of a problem without variable blocks has no first
+    // group: nothing to eliminate either way.)
+    if (!ordering->group_to_elements().empty() && (groups_with_variables > 1 || !first_group_has_variables)) {
       is_landmark->assign(n, false);
       for (double* p : ordering->group_to_elements().begin()->second) {
         const int idx = s.index_of.at(p);
