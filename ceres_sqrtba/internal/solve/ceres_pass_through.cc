@@ -48,8 +48,14 @@ void SolveWithoutLandmarks(const Solver::Options& options, ceres::Problem* probl
   ceres_options.use_mixed_precision_solves = false;
   ceres::Solve(ceres_options, problem, summary);
   Record(options, summary);
-  summary->message += std::string(" [ceres_sqrtba: no landmark to eliminate; solved by ceres::Solve with ") +
-                      ceres::LinearSolverTypeToString(summary->linear_solver_type_used) + "]";
+  // With nothing variable (or a failure before its minimizer) Ceres runs no
+  // iteration and uses no linear solver: its summary's linear_solver_type_used
+  // is then only the field's default, not worth naming.
+  summary->message += summary->iterations.empty()
+                          ? std::string(" [ceres_sqrtba: no landmark to eliminate; passed to ceres::Solve, which ran no "
+                                        "iteration]")
+                          : std::string(" [ceres_sqrtba: no landmark to eliminate; solved by ceres::Solve with ") +
+                                ceres::LinearSolverTypeToString(summary->linear_solver_type_used) + "]";
 }
 
 }  // namespace internal
