@@ -34,6 +34,11 @@ struct BalReadOptions {
   // bytes. 0: ceres_sqrtba::AvailableMemoryInBytes() (no limit beyond the
   // integer range when that is unknown).
   int64_t memory_limit_in_bytes = 0;
+  // Bytes the caller needs per observation once the problem is read
+  // (bundle_adjuster: kSolveBytesPerObservation, for the ceres::Problem and
+  // the solve), counted in the same check: a header whose problem cannot be
+  // solved in the memory there is is refused before anything is read.
+  int64_t solve_bytes_per_observation = 0;
 };
 
 // What the paper's preprocessing removed.

@@ -30,6 +30,15 @@ namespace {
 
 constexpr size_t kBufferSize = 1 << 16;
 constexpr size_t kMaxFieldLength = 128;
+// White space between two fields: a few bytes in any BAL file. A longer run
+// (a whole file of blanks behind a short header, which bzip2 squeezes into a
+// few kilobytes) is refused rather than read to its end.
+constexpr int64_t kMaxWhiteSpace = int64_t{1} << 20;
+// What Drain reads at most: more than any one bzip2 block can decompress to
+// (900 kB of run-length-encoded input, each 5 bytes of it a run of up to 255),
+// so the block the parser stopped in is always checked whole, but no further
+// (a few kilobytes of bzip2 can decompress to gigabytes).
+constexpr int64_t kMaxDrain = int64_t{64} << 20;
 constexpr int kMaxCount = INT_MAX;
 
 struct FileCloser {
@@ -47,16 +56,18 @@ class ByteSource {
   virtual bool Read(char* buffer, size_t capacity, size_t* size,
                     std::string* error) = 0;
 
-  // Reads the rest of the data; false with the source's own error if it has
-  // one (for compressed data: corruption found after the parser stopped).
-  // True, without reading, once a Read has already failed.
+  // Reads on, up to kMaxDrain bytes; false with the source's own error if it
+  // has one (for compressed data: corruption found after the parser
+  // stopped). True, without reading, once a Read has already failed.
   bool Drain(std::string* error) {
     if (failed_) return true;
     std::vector<char> buffer(kBufferSize);
     size_t size = 0;
+    int64_t drained = 0;
     do {
       if (!Read(buffer.data(), buffer.size(), &size, error)) return false;
-    } while (size > 0);
+      drained += static_cast<int64_t>(size);
+    } while (size > 0 && drained < kMaxDrain);
     return true;
   }
 
@@ -303,8 +314,14 @@ class Scanner {
   bool Scan(Field* field) {
     if (!error_.empty()) return false;
     int c = GetByte();
+    int64_t white_space = 0;
     while (c >= 0 && IsSpace(c)) {
       CountLineBreak(c);
+      if (++white_space > kMaxWhiteSpace) {
+        error_ = "more than " + std::to_string(kMaxWhiteSpace >> 20) +
+                 " MiB of white space in a row: not a BAL file";
+        return false;
+      }
       c = GetByte();
     }
     if (c < 0) return false;
@@ -450,7 +467,7 @@ class Parser {
     Field extra;
     if (scanner_->Next(&extra)) {
       if (extra.starts_line &&
-          LooksLikeObservation(first_line_, first_line_count_)) {
+          LooksLikeObservation(first_line_, first_line_count_, *num_cameras)) {
         return FailObservationLike(first_line_[0].line);
       }
       return Fail(extra.line,
@@ -519,12 +536,13 @@ class Parser {
                               "one point and one observation");
       }
     }
-    // Memory the arrays will take once filled, checked before anything is
-    // allocated for them.
+    // Memory the arrays will take once filled, and what the caller needs to
+    // solve the problem, checked before anything is allocated for them.
     const double camera_values = options_.use_quaternions ? 10.0 : 9.0;
     const double bytes =
         static_cast<double>(counts[2]) *
-            (2 * sizeof(int) + 2 * sizeof(double)) +
+            (2 * sizeof(int) + 2 * sizeof(double) +
+             static_cast<double>(options_.solve_bytes_per_observation)) +
         (camera_values * static_cast<double>(counts[0]) +
          3.0 * static_cast<double>(counts[1])) *
             sizeof(double);
@@ -534,11 +552,12 @@ class Parser {
       char message[256];
       std::snprintf(message, sizeof(message),
                     "the header's counts (%lld cameras, %lld points, %lld "
-                    "observations) need %.0f MiB, more than the %.0f MiB of "
+                    "observations) need %.0f MiB%s, more than the %.0f MiB of "
                     "memory available",
                     static_cast<long long>(counts[0]),
                     static_cast<long long>(counts[1]),
                     static_cast<long long>(counts[2]), bytes / 1048576.0,
+                    options_.solve_bytes_per_observation > 0 ? " to read and solve" : "",
                     static_cast<double>(limit) / 1048576.0);
       return Fail(line, message);
     }
@@ -648,11 +667,15 @@ class Parser {
                         " parameter values (9 per camera, 3 per point); the "
                         "counts in the header do not match the data");
       }
-      // Remember the first parameter line: when the data turns out too long,
-      // a first line shaped like an observation tells why.
+      // The first parameter line, once whole: shaped like an observation, it
+      // is one the header did not count (whether the values then run out, run
+      // over, or happen to come out even and would be read as cameras).
       if (!first_line_done) {
         if (first_line_count_ > 0 && field.starts_line) {
           first_line_done = true;
+          if (LooksLikeObservation(first_line_, first_line_count_, num_cameras)) {
+            return FailObservationLike(first_line_[0].line);
+          }
         } else {
           if (first_line_.size() < 4) first_line_.push_back(field);
           ++first_line_count_;
@@ -663,13 +686,18 @@ class Parser {
     return true;
   }
 
+  // Four numbers on one line, the first a camera index of the header's
+  // range and the second an index too (a camera's values are written one per
+  // line, or nine to a line).
   static bool LooksLikeObservation(const std::vector<Field>& fields,
-                                   size_t count) {
-    int64_t index = 0;
+                                   size_t count, int num_cameras) {
+    int64_t camera = 0, point = 0;
     double value = 0;
     return count == 4 &&
-           ParseInteger(fields[0].text, &index) == ParseResult::kOk &&
-           ParseInteger(fields[1].text, &index) == ParseResult::kOk &&
+           ParseInteger(fields[0].text, &camera) == ParseResult::kOk &&
+           camera >= 0 && camera < num_cameras &&
+           ParseInteger(fields[1].text, &point) == ParseResult::kOk &&
+           point >= 0 &&
            ParseNumber(fields[2].text, &value) == ParseResult::kOk &&
            ParseNumber(fields[3].text, &value) == ParseResult::kOk;
   }

@@ -6,9 +6,14 @@
 // problem and the same initial cost; every solve goes through
 // ceres_sqrtba::Solve, so two runs differ only in the linear solver.
 // docs/bundle_adjuster.md describes every flag and output.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -152,22 +157,40 @@ namespace {
 
 constexpr char kProgram[] = "bundle_adjuster";
 
-// The error line: one line whatever the message holds (a file name may hold
-// a newline or a terminal escape), control characters shown as \xNN.
-int Fail(const std::string& message) {
-  std::string line;
-  for (const char ch : message) {
+// Memory a run takes per observation beyond the reader's arrays, at least:
+// the ceres::Problem (a cost function and a residual block each) and the
+// solver's Jacobian and working storage. Measured on this program's synthetic
+// problems (1 000 cameras, 0.2M to 3M observations, peak resident memory):
+// 700 bytes with sqrt_iterative_schur in single precision, 785 with
+// iterative_schur, 795 with sparse_schur, more with the direct solvers'
+// camera matrices. A problem whose header needs more than the memory
+// available even at this rate is refused before it is read (a few kilobytes
+// of bzip2 can declare tens of millions of observations), rather than left
+// to the kernel's out-of-memory killer.
+constexpr int64_t kSolveBytesPerObservation = 600;
+
+// Text from the user (a file name may hold a newline or a terminal escape)
+// as this program prints it: control characters shown as \xNN, so that every
+// line it prints is one line and changes nothing on the terminal.
+std::string Printable(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
     const unsigned char c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f) {
       char escaped[8];
       std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
-      line += escaped;
+      out += escaped;
     } else {
-      line.push_back(ch);
+      out.push_back(ch);
     }
   }
+  return out;
+}
+
+// The error line: one line whatever the message holds.
+int Fail(const std::string& message) {
   std::fflush(stdout);
-  std::fprintf(stderr, "%s: error: %s\n", kProgram, line.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", kProgram, Printable(message).c_str());
   return 1;
 }
 
@@ -376,19 +399,33 @@ std::string BaseName(const std::string& path) {
 }
 
 // Whether the file named by --flag can be written, checked before the solve
-// so that a typo in a path does not cost a whole run. A file the check
-// creates is removed again.
+// so that a typo in a path does not cost a whole run. The path is only looked
+// at, never opened or created (opening a named pipe would block, and
+// creating then removing a file could remove one that was there): an
+// existing file must be writable and not a directory, a new one needs a
+// directory it can be created in.
 bool CheckWritable(const char* flag, const std::string& path, std::string* error) {
   if (path.empty()) return true;
-  std::FILE* existing = std::fopen(path.c_str(), "r");
-  if (existing != nullptr) std::fclose(existing);
-  std::FILE* f = std::fopen(path.c_str(), "a");
-  if (f == nullptr) {
-    *error = std::string("--") + flag + "=" + path + ": cannot write to this path";
+  auto fail = [&](const std::string& why) {
+    *error = std::string("--") + flag + "=" + path + ": cannot write to this path (" + why + ")";
     return false;
+  };
+  struct stat info;
+  if (stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) return fail("it is a directory");
+    if (access(path.c_str(), W_OK) != 0) return fail(std::strerror(errno));
+    return true;
   }
-  std::fclose(f);
-  if (existing == nullptr) std::remove(path.c_str());
+  if (errno != ENOENT) return fail(std::strerror(errno));
+  // A new file (or the missing target of a symbolic link): its directory.
+  const size_t slash = path.find_last_of('/');
+  const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
+    return fail("no directory " + directory);
+  }
+  if (access(directory.c_str(), W_OK | X_OK) != 0) {
+    return fail("cannot create a file in " + directory + ": " + std::strerror(errno));
+  }
   return true;
 }
 
@@ -403,6 +440,7 @@ int Run() {
   if (!FLAGS_input.empty()) {
     BalReadOptions read_options;
     read_options.use_quaternions = FLAGS_use_quaternions;
+    read_options.solve_bytes_per_observation = kSolveBytesPerObservation;
     if (!BalProblem::Read(FLAGS_input, read_options, &bal, &error)) {
       return Fail(error);
     }
@@ -418,6 +456,7 @@ int Run() {
     synthetic.pixel_noise = FLAGS_synthetic_pixel_noise;
     synthetic.seed = static_cast<uint32_t>(FLAGS_random_seed);
     synthetic.use_quaternions = FLAGS_use_quaternions;
+    synthetic.solve_bytes_per_observation = kSolveBytesPerObservation;
     if (!MakeSyntheticProblem(synthetic, &bal, &error)) return Fail(error);
     problem_name = SyntheticProblemName(synthetic);
   }
@@ -428,7 +467,7 @@ int Run() {
   if (!FLAGS_write_bal.empty()) {
     if (!bal.Write(FLAGS_write_bal, &error)) return Fail(error);
     std::printf("Wrote %s: %d cameras, %d points, %d observations\n",
-                FLAGS_write_bal.c_str(), bal.num_cameras(), bal.num_points(),
+                Printable(FLAGS_write_bal).c_str(), bal.num_cameras(), bal.num_points(),
                 bal.num_observations());
     if (FLAGS_write_bal_only) return 0;
   }
@@ -472,7 +511,7 @@ int Run() {
     return Fail(source + ": preprocessing removed every observation");
   }
   std::printf("Problem %s: %d cameras, %d points, %d observations\n",
-              problem_name.c_str(), bal.num_cameras(), bal.num_points(),
+              Printable(problem_name).c_str(), bal.num_cameras(), bal.num_points(),
               bal.num_observations());
 
   ceres::Problem problem;

@@ -182,8 +182,9 @@ bool ValidateSyntheticOptions(const SyntheticOptions& options,
              std::to_string(INT_MAX) + " observations";
     return false;
   }
-  // The problem's own arrays, plus the generator's ground truth.
-  const double bytes = observations * 24.0 +
+  // The problem's own arrays, plus the generator's ground truth, plus what
+  // the caller needs to solve it.
+  const double bytes = observations * (24.0 + static_cast<double>(options.solve_bytes_per_observation)) +
                        static_cast<double>(options.num_points) * 48.0 +
                        static_cast<double>(options.num_cameras) * 160.0;
   int64_t limit = options.memory_limit_in_bytes;
@@ -191,7 +192,7 @@ bool ValidateSyntheticOptions(const SyntheticOptions& options,
   if (limit > 0 && bytes > static_cast<double>(limit)) {
     *error = "the synthetic problem needs " +
              std::to_string(static_cast<long long>(bytes / 1048576.0)) +
-             " MiB, more than the " +
+             (options.solve_bytes_per_observation > 0 ? " MiB to generate and solve" : " MiB") + ", more than the " +
              std::to_string(static_cast<long long>(limit / 1048576)) +
              " MiB of memory available";
     return false;

@@ -43,8 +43,10 @@ struct SyntheticOptions {
   double pixel_noise = 1.0;  // standard deviation, pixels
   uint64_t seed = 38401;
   bool use_quaternions = false;
-  // As BalReadOptions::memory_limit_in_bytes.
+  // As BalReadOptions::memory_limit_in_bytes and
+  // BalReadOptions::solve_bytes_per_observation.
   int64_t memory_limit_in_bytes = 0;
+  int64_t solve_bytes_per_observation = 0;
 };
 
 // Checks the options (false with a message naming the --synthetic_ flag).

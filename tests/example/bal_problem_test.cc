@@ -335,6 +335,16 @@ std::vector<BadInput> BadInputs() {
                    ReplaceLine(good, 1, "2 3 5"), 7,
                    "found a line like another observation; the header says 5 "
                    "observations"});
+  // Three observations the header does not count, read as parameter values,
+  // and counts for which the values come out even: nothing runs out or
+  // over, so only the shape of the first parameter line can tell.
+  cases.push_back({"uncounted observations that come out even",
+                   ReplaceLine(good, 1, "2 7 3"), 5,
+                   "found a line like another observation; the header says 3 "
+                   "observations"});
+  cases.push_back({"a megabyte of white space",
+                   ReplaceLine(good, 2, std::string((1 << 20) + 1, ' ') + "0 0 25.5 11.25"), 2,
+                   "more than 1 MiB of white space in a row: not a BAL file"});
   cases.push_back({"fewer observations than the header says",
                    ReplaceLine(good, 1, "2 3 7"), 8,
                    "expected 'camera_index point_index x y' for observation "
@@ -459,6 +469,30 @@ TEST(ExampleBalReader, MalformedBzip2InputsToo) {
   EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 
+// After the parser stops, the reader decompresses on only as far as the
+// block it stopped in can reach (to name a corrupt block rather than its
+// symptom): a few kilobytes of bzip2 can decompress to gigabytes. Here a bad
+// line, then 80 MiB of valid streams, then a corrupt one: the parse error is
+// reported, not the far corruption (read to the end, the message named it).
+TEST(ExampleBalReader, Bzip2IsNotDecompressedToItsEndAfterAParseError) {
+  TempDir dir;
+  std::string file = Bzip2("2 3 6\n0 0 25.5\n1 1 2 3\n");
+  const std::string filler = Bzip2(std::string(8 << 20, 'x'));
+  for (int k = 0; k < 10; ++k) file += filler;
+  std::string corrupt = Bzip2(std::string(4096, 'y') + "\n" + std::string(4096, 'z'));
+  corrupt[corrupt.size() / 2] ^= 0x55;
+  file += corrupt;
+  WriteFile(dir.Path("far.bz2"), file);
+  BalProblem problem;
+  std::string error;
+  EXPECT_FALSE(BalProblem::Read(dir.Path("far.bz2"), BalReadOptions(), &problem, &error));
+  EXPECT_EQ(error, dir.Path("far.bz2") + ":2: expected 2 numbers for observation 0, found 1");
+  // The same corruption right behind the bad line is still named.
+  WriteFile(dir.Path("near.bz2"), Bzip2("2 3 6\n0 0 25.5\n1 1 2 3\n") + corrupt);
+  EXPECT_FALSE(BalProblem::Read(dir.Path("near.bz2"), BalReadOptions(), &problem, &error));
+  EXPECT_NE(error.find("bzip2 data is corrupt"), std::string::npos) << error;
+}
+
 // A multi-block .bz2 file with a damaged block: libbz2 checks a block only
 // once it has decompressed it whole, so the parser sees the damaged block's
 // bytes first and often stops on them. The message must still name the
@@ -570,6 +604,15 @@ TEST(ExampleBalReader, RefusesHeadersThatNeedMoreMemoryThanAvailable) {
   EXPECT_NE(error.find("more than the 1 MiB of memory available"),
             std::string::npos)
       << error;
+  // What the caller needs per observation to solve counts too: 100 000
+  // observations read in 2.3 MiB, but not solved at 1 000 bytes each in 64.
+  options.memory_limit_in_bytes = 64 << 20;
+  EXPECT_FALSE(ReadText(dir, "1000 100000 100000\n0 0 1 1\n", &problem, &error, &path, options));
+  EXPECT_EQ(error.rfind(path + ":2: file ends", 0), 0u) << error;
+  options.solve_bytes_per_observation = 1000;
+  EXPECT_FALSE(ReadText(dir, "1000 100000 100000\n0 0 1 1\n", &problem, &error, &path, options));
+  EXPECT_EQ(error, path + ":1: the header's counts (1000 cameras, 100000 points, 100000 observations) need 100 "
+                          "MiB to read and solve, more than the 64 MiB of memory available");
 
   // With the machine's own figure: counts near the int limit need far more
   // than any machine this runs on has.

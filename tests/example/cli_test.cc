@@ -1,5 +1,8 @@
 // Runs the bundle_adjuster binary: bad inputs and bad flags give one error
 // line and exit status 1; good runs write the CSV files as documented.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <sstream>
 #include <string>
 #include <vector>
@@ -365,16 +368,17 @@ TEST(ExampleCli, AnAddressSpaceLimitIsTheMemoryAvailable) {
 #endif
 #endif
   TempDir dir;
-  testing_util::WriteFile(dir.Path("big.txt"), "1 2 200000000\n0 1 1.5 2.5\n");
+  // 8M observations: 24 bytes each to read, at least 600 more to solve.
+  testing_util::WriteFile(dir.Path("big.txt"), "1 2 8000000\n0 1 1.5 2.5\n");
   const CommandResult result =
       testing_util::RunCommand("ulimit -v 1000000 && '" + kBinary + "' --input='" + dir.Path("big.txt") + "'", dir);
-  ExpectOneErrorLine(result, "big.txt:1: the header's counts (1 cameras, 2 points, 200000000 observations) need 4578 MiB, "
-                             "more than the ");
+  ExpectOneErrorLine(result, "big.txt:1: the header's counts (1 cameras, 2 points, 8000000 observations) need 4761 MiB "
+                             "to read and solve, more than the ");
   // The same file without the limit: the counts fit the machine, and it is
   // the data that is missing.
   const CommandResult unlimited = RunAdjuster("--input='" + dir.Path("big.txt") + "'", dir);
   EXPECT_EQ(unlimited.exit_code, 1);
-  EXPECT_EQ(unlimited.err.find("need 4578 MiB"), std::string::npos) << unlimited.err;
+  EXPECT_EQ(unlimited.err.find("need 4761 MiB"), std::string::npos) << unlimited.err;
 }
 
 TEST(ExampleCli, ProblemsThatCannotBeSolved) {
@@ -484,6 +488,48 @@ TEST(ExampleCli, OutputPathsAreCheckedBeforeTheSolve) {
         RunAdjuster("--input='" + kData + "/valid_small.txt' --" + flag + "=" + dir.Path("missing/out"), dir),
         std::string("--") + flag + "=" + dir.Path("missing/out") + ": cannot write to this path");
   }
+  ExpectOneErrorLine(RunAdjuster("--input='" + kData + "/valid_small.txt' --final_ply=" + dir.path(), dir),
+                     "--final_ply=" + dir.path() + ": cannot write to this path (it is a directory)");
+}
+
+// File names reach standard output escaped as they reach the error line: a
+// newline or a terminal escape in a name cannot split or recolour a line.
+TEST(ExampleCli, FileNamesAreEscapedOnStandardOutput) {
+  TempDir dir;
+  const std::string input = dir.Path("odd\nname\x1b[31m.txt");
+  testing_util::WriteFile(input, testing_util::ReadFile(kData + "/valid_small.txt"));
+  const std::string written = dir.Path("w\nb.txt");
+  const CommandResult result =
+      RunAdjuster("--input='" + input + "' --num_iterations=1 --write_bal='" + written + "'", dir);
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Problem odd\\x0aname\\x1b[31m.txt: 3 cameras, 5 points, 12 observations\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("Wrote " + dir.path() + "/w\\x0ab.txt: 3 cameras"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find('\x1b'), std::string::npos);
+}
+
+// The check only looks: it opens, creates and removes nothing. (It used to
+// open the path for appending and remove what that created: a dangling
+// symbolic link was removed and its target left behind, and a named pipe
+// blocked the run.) Each run fails at the second path, after the first passed.
+TEST(ExampleCli, OutputPathCheckTouchesNothing) {
+  TempDir dir;
+  const std::string link = dir.Path("link.ply"), target = dir.Path("target.ply");
+  ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+  const std::string rest = " --summary_csv=" + dir.Path("missing/out.csv");
+  ExpectOneErrorLine(RunAdjuster("--input='" + kData + "/valid_small.txt' --final_ply=" + link + rest, dir),
+                     "--summary_csv=" + dir.Path("missing/out.csv") + ": cannot write to this path");
+  struct stat info;
+  EXPECT_EQ(lstat(link.c_str(), &info), 0) << "the link is gone";
+  EXPECT_NE(stat(target.c_str(), &info), 0) << "the link's target was created";
+  const std::string fifo = dir.Path("pipe.ply");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // With nobody reading the pipe an open for writing would wait forever:
+  // `timeout` turns that into a failure.
+  const CommandResult result = testing_util::RunCommand(
+      "timeout 60 '" + kBinary + "' --input='" + kData + "/valid_small.txt' --final_ply=" + fifo + rest, dir);
+  ExpectOneErrorLine(result, "--summary_csv=" + dir.Path("missing/out.csv") + ": cannot write to this path");
 }
 
 }  // namespace

@@ -272,6 +272,12 @@ TEST(ExampleSyntheticProblem, RejectsBadOptions) {
          o->memory_limit_in_bytes = 1 << 20;
        },
        "MiB of memory available"},
+      {[](SyntheticOptions* o) {
+         o->num_points = 100000;
+         o->memory_limit_in_bytes = 64 << 20;
+         o->solve_bytes_per_observation = 1000;
+       },
+       "MiB to generate and solve, more than the 64 MiB of memory available"},
   };
   for (const Case& c : cases) {
     SyntheticOptions options = SmallOptions();
