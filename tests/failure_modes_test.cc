@@ -918,7 +918,10 @@ TEST(FailureModes, SinglePrecisionRunToConvergenceEndsInDoubleInsteadOfFailing) 
         messages[precision == SINGLE_PRECISION] = s.message;
       }
       EXPECT_NEAR(costs[1], costs[0], 1e-8 * costs[0]) << "seed " << seed;
-      if (messages[1].find("consecutive steps did not decrease the model") != std::string::npos) ++switched;
+      if (messages[1].find("[Single precision: a step did not decrease the model (model cost change ") !=
+          std::string::npos) {
+        ++switched;
+      }
     }
   }
   // Otherwise the test would not reach the case it is about.
@@ -979,12 +982,16 @@ TEST(FailureModes, SinglePrecisionInvalidStepsWithoutMemoryForDouble) {
     o.jacobians_at_candidates = false;
     ceres::Solver::Summary first;
     Solve(o, &f.problem, &first);
-    if (first.message.find("consecutive steps did not decrease the model") == std::string::npos) continue;
+    if (first.message.find("a step did not decrease the model") == std::string::npos) continue;
     WellPosedFixture g(seed);
     o.memory_limit_in_bytes = LandmarkBlockBytes(g.ba, SINGLE_PRECISION);
     ceres::Solver::Summary s;
     Solve(o, &g.problem, &s);
-    EXPECT_EQ(s.termination_type, ceres::FAILURE) << s.message;
+    // Invalid steps separated by others end as Ceres would end them.
+    if (s.termination_type != ceres::FAILURE) {
+      EXPECT_EQ(s.termination_type, ceres::CONVERGENCE) << s.message;
+      continue;
+    }
     EXPECT_NE(s.message.find("max_num_consecutive_invalid_steps"), std::string::npos) << s.message;
     ++failed;
   }

@@ -34,6 +34,23 @@ std::string Row(const char* label, const char* given, const char* used) {
   return row;
 }
 
+// A value as wide as its column is still set apart from the one before it.
+TEST(SummaryReport, ASwitchAtALateIterationKeepsTheColumnsApart) {
+  Solver::Summary s;
+  s.linear_solver_type_given = s.linear_solver_type_used = ceres::ITERATIVE_SCHUR;
+  s.sqrt_linear_solver_type_given = s.sqrt_linear_solver_type_used = SQRT_ITERATIVE_SCHUR;
+  s.precision_given = SINGLE_PRECISION;
+  s.precision_used = DOUBLE_PRECISION;
+  s.precision_switch_iteration = 127;
+  const std::string report = s.FullReport();
+  char head[64];
+  std::snprintf(head, sizeof(head), "\n%-20s%25s", "Precision", "SINGLE");
+  EXPECT_NE(report.find(head + std::string(" DOUBLE from iteration 127\n")), std::string::npos) << report;
+  s.precision_switch_iteration = 56;
+  EXPECT_NE(s.FullReport().find(Row("Precision", "SINGLE", "DOUBLE from iteration 56")), std::string::npos)
+      << s.FullReport();
+}
+
 struct Case {
   SqrtLinearSolverType type;
   Precision precision;

@@ -340,19 +340,20 @@ class Minimizer {
     // with J^T r = scale .* gradient (the gradient is unscaled).
     model_cost_change_ = y_.dot(scale_.cwiseProduct(gradient_)) - 0.5 * jy;
     it_.step_is_valid = model_cost_change_ > 0.0;
-    if (!it_.step_is_valid && precision_->CanSwitchToDouble() &&
-        num_consecutive_invalid_steps_ + 1 >= o_.max_num_consecutive_invalid_steps) {
+    if (!it_.step_is_valid && precision_->CanSwitchToDouble()) {
       // The exact minimizer of the damped model always decreases it
-      // (y^T (J^T J + D^2) y > |J y|^2 / 2), so a step that does not is
+      // (y^T (J^T J + D^2) y > |J y|^2 / 2), so a float step that does not is
       // rounding: near a minimum the gradient J^T r falls to the level of
-      // float's error in the products and PCG returns noise. Ceres counts
-      // such steps as invalid and fails at max_num_consecutive_invalid_steps
-      // of them in a row, discarding a solve that had converged; the last
-      // one is computed again in double precision instead.
+      // float's error in the products and PCG returns noise. Ceres would
+      // shrink the radius and count the step, failing at
+      // max_num_consecutive_invalid_steps of them in a row; float steps would
+      // only go on alternating between such noise and steps rejected at the
+      // cost's own rounding level (twice the iterations of double on a
+      // converging planar scene). The first is computed again in double
+      // instead, and Ceres' counting applies from there.
       char reason[200];
-      std::snprintf(reason, sizeof(reason),
-                    "%d consecutive steps did not decrease the model (model cost change %.3e)",
-                    num_consecutive_invalid_steps_ + 1, model_cost_change_);
+      std::snprintf(reason, sizeof(reason), "a step did not decrease the model (model cost change %.3e)",
+                    model_cost_change_);
       return RecomputeStepInDouble(reason, /*required=*/false);
     }
     if (it_.step_is_valid) {
