@@ -69,7 +69,8 @@ TEST(FailureModes, InvalidOptionsEndBeforeAnyIteration) {
   Solve(o, &f.problem, &s);
   ExpectEarlyFailure(s, f,
                      "Invalid configuration. Solver::Options::min_trust_region_radius = 100000. "
-                     "Violated constraint: Solver::Options::min_trust_region_radius <= "
+                     "Solver::Options::initial_trust_region_radius = 10000. "
+                     "Violated constraint: Solver::Options::min_trust_region_radius<= "
                      "Solver::Options::initial_trust_region_radius");
   // Options the square-root solver does not implement.
   o = SqrtOptions();
@@ -84,9 +85,15 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
   struct Case {
     std::function<void(Solver::Options*)> set;
     std::string message;
+    bool ceres_checks_it = false;  // the linked Ceres' IsValid says the same, word for word
   };
   const std::string v = "Invalid configuration. Solver::Options::";
   const std::string c = ". Violated constraint: Solver::Options::";
+  // Two options out of order, in Ceres' words (no space before the operator).
+  auto pair = [&](const std::string& x, const std::string& vx, const std::string& op, const std::string& y,
+                  const std::string& vy) {
+    return v + x + " = " + vx + ". Solver::Options::" + y + " = " + vy + c + x + op + " Solver::Options::" + y + ".";
+  };
   const std::string u = " is not supported by SQRT_ITERATIVE_SCHUR: ";
   const std::vector<Case> cases = {
       {[](Solver::Options* o) { o->max_num_iterations = -1; },
@@ -107,14 +114,11 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
       {[](Solver::Options* o) { o->max_trust_region_radius = 0; },
        v + "max_trust_region_radius = 0" + c + "max_trust_region_radius > 0.0"},
       {[](Solver::Options* o) { o->max_trust_region_radius = 1e-40; },
-       v + "min_trust_region_radius = 1e-32" + c +
-           "min_trust_region_radius <= Solver::Options::max_trust_region_radius"},
+       pair("min_trust_region_radius", "1e-32", "<=", "max_trust_region_radius", "1e-40"), true},
       {[](Solver::Options* o) { o->initial_trust_region_radius = 1e-40; },
-       v + "min_trust_region_radius = 1e-32" + c +
-           "min_trust_region_radius <= Solver::Options::initial_trust_region_radius"},
+       pair("min_trust_region_radius", "1e-32", "<=", "initial_trust_region_radius", "1e-40"), true},
       {[](Solver::Options* o) { o->initial_trust_region_radius = 1e20; },
-       v + "initial_trust_region_radius = 1e+20" + c +
-           "initial_trust_region_radius <= Solver::Options::max_trust_region_radius"},
+       pair("initial_trust_region_radius", "1e+20", "<=", "max_trust_region_radius", "1e+16"), true},
       {[](Solver::Options* o) { o->min_relative_decrease = -1; },
        v + "min_relative_decrease = -1" + c + "min_relative_decrease >= 0.0"},
       {[](Solver::Options* o) { o->min_lm_diagonal = 0; },
@@ -122,8 +126,7 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
       {[](Solver::Options* o) { o->max_lm_diagonal = 0; },
        v + "max_lm_diagonal = 0" + c + "max_lm_diagonal > 0.0"},
       {[](Solver::Options* o) { o->max_lm_diagonal = 1e-7; },
-       v + "min_lm_diagonal = 1e-06" + c +
-           "min_lm_diagonal <= Solver::Options::max_lm_diagonal"},
+       pair("min_lm_diagonal", "1e-06", "<=", "max_lm_diagonal", "1e-07"), true},
       {[](Solver::Options* o) { o->max_num_consecutive_invalid_steps = -1; },
        v + "max_num_consecutive_invalid_steps = -1" + c + "max_num_consecutive_invalid_steps >= 0"},
       {[](Solver::Options* o) { o->eta = 0; }, v + "eta = 0" + c + "eta > 0.0"},
@@ -134,8 +137,7 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
        v + "max_linear_solver_iterations = " + std::to_string(internal::kMinMaxLinearSolverIterations - 1) + c +
            "max_linear_solver_iterations >= " + std::to_string(internal::kMinMaxLinearSolverIterations)},
       {[](Solver::Options* o) { o->min_linear_solver_iterations = 600; },
-       v + "min_linear_solver_iterations = 600" + c +
-           "min_linear_solver_iterations <= Solver::Options::max_linear_solver_iterations"},
+       pair("min_linear_solver_iterations", "600", "<=", "max_linear_solver_iterations", "500"), true},
       {[](Solver::Options* o) { o->memory_limit_in_bytes = -1; },
        v + "memory_limit_in_bytes = -1" + c + "memory_limit_in_bytes >= 0"},
       {[](Solver::Options* o) {
@@ -153,8 +155,7 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
       {[](Solver::Options* o) { o->max_line_search_step_contraction = 1; },
        v + "max_line_search_step_contraction = 1" + c + "max_line_search_step_contraction < 1.0"},
       {[](Solver::Options* o) { o->max_line_search_step_contraction = 0.7; },
-       v + "max_line_search_step_contraction = 0.7" + c +
-           "max_line_search_step_contraction < Solver::Options::min_line_search_step_contraction"},
+       pair("max_line_search_step_contraction", "0.7", "<", "min_line_search_step_contraction", "0.6"), true},
       {[](Solver::Options* o) { o->min_line_search_step_contraction = 1.5; },
        v + "min_line_search_step_contraction = 1.5" + c + "min_line_search_step_contraction <= 1.0"},
       {[](Solver::Options* o) { o->max_num_line_search_step_size_iterations = -1; },
@@ -162,8 +163,9 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
       {[](Solver::Options* o) { o->line_search_sufficient_function_decrease = 0; },
        v + "line_search_sufficient_function_decrease = 0" + c + "line_search_sufficient_function_decrease > 0.0"},
       {[](Solver::Options* o) { o->line_search_sufficient_function_decrease = 0.95; },
-       v + "line_search_sufficient_function_decrease = 0.95" + c +
-           "line_search_sufficient_function_decrease < Solver::Options::line_search_sufficient_curvature_decrease"},
+       pair("line_search_sufficient_function_decrease", "0.95", "<", "line_search_sufficient_curvature_decrease",
+            "0.9"),
+       true},
       {[](Solver::Options* o) { o->line_search_sufficient_curvature_decrease = 1; },
        v + "line_search_sufficient_curvature_decrease = 1" + c + "line_search_sufficient_curvature_decrease < 1.0"},
       {[](Solver::Options* o) { o->max_line_search_step_expansion = 1; },
@@ -200,6 +202,11 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
     std::string error;
     EXPECT_FALSE(o.IsValid(&error));
     EXPECT_EQ(error, k.message);
+    if (k.ceres_checks_it) {
+      std::string ceres_error;
+      EXPECT_FALSE(o.ceres::Solver::Options::IsValid(&ceres_error));
+      EXPECT_EQ(ceres_error, k.message);
+    }
     ceres::Solver::Summary s;
     Solve(o, &f.problem, &s);
     EXPECT_EQ(s.message, k.message);

@@ -27,6 +27,20 @@ std::string Unsupported(const Solver::Options& options, const char* name, const 
   return ss.str();
 }
 
+// Two options out of order, word for word as Ceres (2.1 and 2.2) says it,
+// its missing space before the operator included: "Invalid configuration.
+// Solver::Options::min_lm_diagonal = 1e+40. Solver::Options::max_lm_diagonal
+// = 1e+32. Violated constraint: Solver::Options::min_lm_diagonal<=
+// Solver::Options::max_lm_diagonal."
+template <typename T, typename U>
+std::string PairViolation(const char* name, const T& value, const char* op, const char* other, const U& other_value) {
+  std::ostringstream ss;
+  ss << "Invalid configuration. Solver::Options::" << name << " = " << value << ". Solver::Options::" << other
+     << " = " << other_value << ". Violated constraint: Solver::Options::" << name << op << " Solver::Options::"
+     << other << ".";
+  return ss.str();
+}
+
 }  // namespace
 
 #define SQRTBA_CHECK_OPTION(x, op, y)                         \
@@ -36,7 +50,7 @@ std::string Unsupported(const Solver::Options& options, const char* name, const 
   }
 #define SQRTBA_CHECK_OPTION_PAIR(x, op, y)                    \
   if (!(options.x op options.y)) {                            \
-    *error = Violation(#x, options.x, #op, "Solver::Options::" #y); \
+    *error = PairViolation(#x, options.x, #op, #y, options.y); \
     return false;                                             \
   }
 
