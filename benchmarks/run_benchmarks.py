@@ -118,7 +118,7 @@ def build_parser():
     runs.add_argument("--ceres22-binary", metavar="PATH",
                       help="Ceres 2.2's bundle_adjuster for the ceres22-* solvers (default: "
                            "<prefix>/bin/bundle_adjuster of scripts/build_ceres22.sh, which "
-                           "builds Ceres 2.2 once per machine, 30-40 minutes, if it is not "
+                           "builds Ceres 2.2 once per machine, about 10 minutes, if it is not "
                            "cached yet); 'none': report the ceres22-* solvers as not run")
     runs.add_argument("--keep-inputs", action="store_true",
                       help="keep the plain-text BAL files written for Ceres 2.2 (inputs/ in "
@@ -191,7 +191,7 @@ def find_ceres22_binary(args, solver_names):
             return None, "not run: %s does not exist" % args.ceres22_binary
         return os.path.abspath(args.ceres22_binary), ""
     print("Ceres 2.2: running %s (builds Ceres 2.2 once per machine if it is not cached; "
-          "30-40 minutes)" % os.path.relpath(BUILD_CERES22), flush=True)
+          "about 10 minutes)" % os.path.relpath(BUILD_CERES22), flush=True)
     try:
         done = subprocess.run(["bash", BUILD_CERES22], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
