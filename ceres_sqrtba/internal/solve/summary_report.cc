@@ -21,9 +21,8 @@ ceres::LinearSolverType StandIn(SqrtLinearSolverType type) {
 }
 
 // A row of Ceres' Given/Used table: a 20-character label, two right-aligned
-// 25-character columns.
-// Right-aligned in 25 columns as Ceres' rows are, with a space before a value
-// that fills them ("DOUBLE from iteration 127").
+// 25-character columns, with a space before a value that fills its column
+// ("DOUBLE from iteration 127").
 std::string TableRow(const char* label, const std::string& given, const std::string& used) {
   char row[160];
   std::snprintf(row, sizeof(row), "%-20s%25s%25s", label, (given.size() >= 25 ? " " + given : given).c_str(),
