@@ -464,12 +464,10 @@ class Parser {
       return false;
     }
     if (!ParseParameters(*num_cameras, parameters)) return false;
+    // (A first parameter line shaped like an observation, 4 values where a
+    // camera and a point need at least 12, was refused as soon as it was whole.)
     Field extra;
     if (scanner_->Next(&extra)) {
-      if (extra.starts_line &&
-          LooksLikeObservation(first_line_, first_line_count_, *num_cameras)) {
-        return FailObservationLike(first_line_[0].line);
-      }
       return Fail(extra.line,
                   "trailing data after the last of the " +
                       std::to_string(num_parameters_) + " parameter values: " +
@@ -657,6 +655,8 @@ class Parser {
     parameters->reserve(static_cast<size_t>(
         std::min<int64_t>(num_parameters_, int64_t{1} << 22)));
     Field field;
+    std::vector<Field> first_line;  // its first 4 fields
+    size_t first_line_count = 0;
     bool first_line_done = false;
     while (static_cast<int64_t>(parameters->size()) < num_parameters_) {
       if (!scanner_->Next(&field)) {
@@ -671,14 +671,14 @@ class Parser {
       // is one the header did not count (whether the values then run out, run
       // over, or happen to come out even and would be read as cameras).
       if (!first_line_done) {
-        if (first_line_count_ > 0 && field.starts_line) {
+        if (first_line_count > 0 && field.starts_line) {
           first_line_done = true;
-          if (LooksLikeObservation(first_line_, first_line_count_, num_cameras)) {
-            return FailObservationLike(first_line_[0].line);
+          if (LooksLikeObservation(first_line, first_line_count, num_cameras)) {
+            return FailObservationLike(first_line[0].line);
           }
         } else {
-          if (first_line_.size() < 4) first_line_.push_back(field);
-          ++first_line_count_;
+          if (first_line.size() < 4) first_line.push_back(field);
+          ++first_line_count;
         }
       }
       if (!AddParameter(num_cameras, field, parameters)) return false;
@@ -744,8 +744,6 @@ class Parser {
   std::string* error_ = nullptr;
   int64_t num_observations_ = 0;
   int64_t num_parameters_ = 0;
-  std::vector<Field> first_line_;
-  size_t first_line_count_ = 0;
 };
 
 }  // namespace

@@ -63,7 +63,7 @@ bool ChooseLandmarks(const ProblemStructure& s, const std::vector<ResidualBlockI
   *ordering_groups = 0;
   if (ordering != nullptr) {
     int listed = 0, groups_with_variables = 0;
-    bool first_group_has_variables = false;
+    bool first_group_has_variables = false, first_group = true;
     for (const auto& g : ordering->group_to_elements()) {
       bool has_variables = false;
       for (double* p : g.second) {
@@ -77,7 +77,8 @@ bool ChooseLandmarks(const ProblemStructure& s, const std::vector<ResidualBlockI
         ++listed;
         has_variables = true;
       }
-      if (g.first == ordering->group_to_elements().begin()->first) first_group_has_variables = has_variables;
+      if (first_group) first_group_has_variables = has_variables;
+      first_group = false;
       groups_with_variables += has_variables ? 1 : 0;
     }
     int variable = 0;
