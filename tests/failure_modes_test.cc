@@ -183,8 +183,8 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
        v + "preconditioner_type = CLUSTER_TRIDIAGONAL" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
       {[](Solver::Options* o) { o->preconditioner_type = ceres::SUBSET; },
        v + "preconditioner_type = SUBSET" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
-      {[](Solver::Options* o) { o->use_inner_iterations = true; },
-       v + "use_inner_iterations = true" + u + "inner iterations are not implemented."},
+      {[](Solver::Options* o) { o->use_inner_iterations = true; o->inner_iteration_tolerance = -1; },
+       v + "inner_iteration_tolerance = -1" + c + "inner_iteration_tolerance >= 0.0"},
       {[](Solver::Options* o) { o->check_gradients = true; },
        v + "check_gradients = true" + u +
            "check gradients with ceres::Solve (or ceres::GradientChecker) first."},

@@ -162,6 +162,9 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
   }
   SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
   SQRTBA_CHECK_OPTION(memory_limit_in_bytes, >=, 0);
+  if (options.use_inner_iterations) {
+    SQRTBA_CHECK_OPTION(inner_iteration_tolerance, >=, 0.0);
+  }
   if (options.use_nonmonotonic_steps) {
     SQRTBA_CHECK_OPTION(max_consecutive_nonmonotonic_steps, >, 0);
   }
@@ -221,11 +224,6 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
     return false;
   }
 #endif
-  if (options.use_inner_iterations) {
-    *error = Unsupported(options, "use_inner_iterations", "true",
-                         "inner iterations are not implemented.");
-    return false;
-  }
   if (options.check_gradients) {
     *error = Unsupported(options, "check_gradients", "true",
                          "check gradients with ceres::Solve (or ceres::GradientChecker) first.");

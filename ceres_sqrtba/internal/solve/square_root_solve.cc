@@ -10,6 +10,7 @@
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/minimizer/coordinate_descent_minimizer.h"
 #include "ceres_sqrtba/internal/minimizer/progress_logging.h"
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 #include "ceres_sqrtba/internal/problem/options_validation.h"
@@ -170,6 +171,20 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   double fixed_cost = 0.0;
   if (!evaluator.EvaluateFixedCost(&fixed_cost)) return fail(evaluator.error());
   summary->fixed_cost = fixed_cost;
+  // Inner iterations, set up where Ceres' preprocessor does (after the
+  // fixed cost), with its messages.
+  std::unique_ptr<CoordinateDescentMinimizer> inner_iterations;
+  if (options.use_inner_iterations) {
+    InnerIterationSetup inner;
+    const bool ok = SetUpInnerIterations(s, options.inner_iteration_ordering.get(), notifier.KnownToHaveCallback(),
+                                         &inner, &error);
+    summary->inner_iteration_ordering_used = inner.ordering_used;
+    if (!ok) return fail(error);
+    summary->inner_iterations_used = inner.used;
+    if (inner.used) {
+      inner_iterations = std::make_unique<CoordinateDescentMinimizer>(s, std::move(inner.sets), &context);
+    }
+  }
   PrecisionPolicy precision(
       options.precision, [&](Precision p) { return factory.Create(p, &context); },
       [&](Precision p, std::string* why) {
@@ -185,6 +200,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   mctx.start_time = start_time;
   mctx.is_silent = options.logging_type == ceres::SILENT;
   mctx.jacobians_at_candidates = options.jacobians_at_candidates && !notifier.KnownToHaveCallback();
+  mctx.inner_iterations = inner_iterations.get();
   ProgressLogger logger(options.minimizer_progress_to_stdout);
   StateUpdatingCallback state_updater(s, state.data());
   // Ceres' order: the state first, then the progress table, then the user's.
