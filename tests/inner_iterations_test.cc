@@ -271,6 +271,43 @@ TEST(InnerIterations, RefusedAsCeresRefusesThem) {
   }
 }
 
+// Passed through to Ceres' own Schur solvers (CERES_LINEAR_SOLVER), the same
+// refusals would crash Ceres (see above): refused first, with the message
+// Ceres gives with its other solvers.
+TEST(InnerIterations, PassThroughRefusesWhatCrashesCeresSchurSolvers) {
+  const SyntheticBa ba = testing::MakeSyntheticBa(6, 60, 3, 69);
+  const Build not_independent = [](SyntheticBa* b, ceres::Problem* problem, Solver::Options* o) {
+    AddHuber(b, problem, o);
+    o->inner_iteration_ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+    for (auto& p : b->points) o->inner_iteration_ordering->AddElementToGroup(p.data(), 1);
+    o->inner_iteration_ordering->AddElementToGroup(b->poses[2].data(), 3);
+    o->inner_iteration_ordering->AddElementToGroup(b->intrinsics[2].data(), 3);
+  };
+  const Solver::Summary reference = SolveCopy(ba, CeresReferenceOptions(TheiaLikeOptions()), not_independent);
+  ASSERT_EQ(reference.message,
+            "The user-provided parameter_blocks_for_inner_iterations does not form an independent set. Group Id: 3");
+  for (ceres::LinearSolverType type : {ceres::ITERATIVE_SCHUR, ceres::SPARSE_SCHUR, ceres::DENSE_SCHUR}) {
+    Solver::Options o = CeresReferenceOptions(TheiaLikeOptions());
+    o.linear_solver_type = type;
+    SyntheticBa solved;
+    const Solver::Summary s = SolveCopy(ba, o, not_independent, &solved);
+    EXPECT_EQ(s.termination_type, ceres::FAILURE);
+    EXPECT_EQ(s.message, reference.message) << ceres::LinearSolverTypeToString(type);
+    EXPECT_TRUE(solved.points == ba.points && solved.poses == ba.poses);
+  }
+  // A valid ordering goes through to Ceres.
+  Solver::Options o = CeresReferenceOptions(TheiaLikeOptions());
+  o.linear_solver_type = ceres::ITERATIVE_SCHUR;
+  const Solver::Summary fine = SolveCopy(ba, o, [](SyntheticBa* b, ceres::Problem* problem, Solver::Options* opt) {
+    AddHuber(b, problem, opt);
+    opt->inner_iteration_ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+    for (auto& p : b->points) opt->inner_iteration_ordering->AddElementToGroup(p.data(), 1);
+    for (auto& p : b->poses) opt->inner_iteration_ordering->AddElementToGroup(p.data(), 2);
+  });
+  EXPECT_TRUE(fine.IsSolutionUsable()) << fine.message;
+  EXPECT_TRUE(fine.inner_iterations_used);
+}
+
 #if CERES_SQRTBA_CERES_2_2
 struct NoOpCallback : public ceres::EvaluationCallback {
   void PrepareForEvaluation(bool, bool) override {}
@@ -297,6 +334,16 @@ TEST(InnerIterations, EvaluationCallbackRefused) {
   }
   EXPECT_EQ(messages[1], messages[0]);
   EXPECT_EQ(messages[1], "Inner iterations cannot be used with EvaluationCallbacks");
+  // Through to Ceres' ITERATIVE_SCHUR (which would crash): refused first.
+  SyntheticBa ba = original;
+  ceres::Problem::Options po;
+  po.evaluation_callback = &callback;
+  ceres::Problem problem(po);
+  testing::AddReprojectionResiduals(&ba, &problem, nullptr);
+  Solver::Options o = CeresOptions(kSettings[0], TheiaLikeOptions());
+  Solver::Summary s;
+  Solve(o, &problem, &s);
+  EXPECT_EQ(s.message, messages[0]);
 }
 #endif
 

@@ -2,7 +2,10 @@
 //
 // - sqrt_linear_solver_type == CERES_LINEAR_SOLVER: the user's options as
 //   they are, after the checks that catch what Ceres accepts in IsValid but
-//   aborts on later (problem/options_validation.h);
+//   aborts on later (problem/options_validation.h) and Ceres' refusals of
+//   inner iterations, which crash its Schur solvers (an evaluation callback,
+//   an inner_iteration_ordering that is not made of independent sets: refused
+//   first, with Ceres' messages);
 // - a problem with nothing to eliminate (every variable block is a camera, or
 //   nothing is variable): Ceres' Schur solvers take such problems too (they
 //   switch to CGNR or SPARSE_NORMAL_CHOLESKY, or report CONVERGENCE at once),
