@@ -229,6 +229,26 @@ TEST(InnerIterations, BoundedBlocks) {
   }
 }
 
+// The memory plan counts the sub-solves' scratch (per thread: the dense
+// Jacobian and QR of the largest block's sub-problem, here a camera seeing
+// about 120 points: 2 x 240 x 6 doubles at least).
+TEST(InnerIterations, MemoryPlanCountsTheSubSolves) {
+  const SyntheticBa ba = testing::MakeSyntheticBa(10, 300, 4, 70);
+  int64_t needed[2];
+  for (int with = 0; with < 2; ++with) {
+    Solver::Options o = SqrtOptions(kSettings[0], TheiaLikeOptions(), DOUBLE_PRECISION);
+    o.use_inner_iterations = with == 1;
+    o.memory_limit_in_bytes = 1000;
+    const Solver::Summary s = SolveCopy(ba, o, AddHuber);
+    ASSERT_EQ(s.termination_type, ceres::FAILURE);
+    const size_t at = s.message.find(" bytes) but only");
+    ASSERT_NE(at, std::string::npos) << s.message;
+    const size_t open = s.message.rfind('(', at);
+    needed[with] = std::stoll(s.message.substr(open + 1, at - open - 1));
+  }
+  EXPECT_GE(needed[1] - needed[0], 2 * 2 * 240 * 6 * 8) << needed[0] << " " << needed[1];
+}
+
 // What Ceres refuses, with Ceres' message, the parameters untouched. The
 // reference runs Ceres with DENSE_QR: with its Schur solvers, Ceres 2.1 and
 // 2.2 crash after such a refusal (Solver::Solve reads the Schur structure of

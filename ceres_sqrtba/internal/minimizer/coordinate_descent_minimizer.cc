@@ -216,6 +216,35 @@ CoordinateDescentMinimizer::CoordinateDescentMinimizer(const ProblemStructure& s
 
 CoordinateDescentMinimizer::~CoordinateDescentMinimizer() = default;
 
+int64_t CoordinateDescentMinimizer::ScratchBytesPerThread(const ProblemStructure& s) {
+  std::vector<int64_t> rows(s.parameter_blocks.size(), 0);
+  int64_t max_residuals = 0, max_blocks = 0;
+  for (const ResidualBlockInfo& rb : s.residual_blocks) {
+    max_residuals = std::max<int64_t>(max_residuals, rb.num_residuals);
+    max_blocks = std::max<int64_t>(max_blocks, rb.num_parameter_blocks);
+    for (int i = 0; i < rb.num_parameter_blocks; ++i) rows[s.residual_parameters[rb.parameter_begin + i]] += rb.num_residuals;
+  }
+  int64_t max_rows = 0, max_size = 0, max_tangent = 0;
+  for (int p : s.variable_blocks) {
+    max_rows = std::max(max_rows, rows[p]);
+    max_size = std::max<int64_t>(max_size, s.parameter_blocks[p].size);
+    max_tangent = std::max<int64_t>(max_tangent, s.parameter_blocks[p].tangent_size);
+  }
+  // Jacobian, QR copy, residuals, right-hand side, J y; one residual block's
+  // ambient Jacobian, a PlusJacobian; the block-sized vectors.
+  const int64_t doubles = max_rows * max_tangent + (max_rows + max_tangent) * max_tangent + 3 * max_rows +
+                          max_tangent + max_residuals * max_size + max_size * max_tangent + 4 * max_size +
+                          7 * max_tangent;
+  return doubles * 8 + 2 * max_blocks * 8;
+}
+
+int64_t CoordinateDescentMinimizer::IndexBytes(const ProblemStructure& s) {
+  // residual_begin_, rows_ per block; residuals_, position_ per (residual
+  // block, variable block) pair; the sets.
+  return int64_t{8} * s.parameter_blocks.size() + int64_t{8} * s.residual_parameters.size() +
+         int64_t{4} * s.variable_blocks.size();
+}
+
 void CoordinateDescentMinimizer::Minimize(double* x) {
   std::atomic<int> iterations{0};
   for (const std::vector<int>& set : sets_) {

@@ -63,6 +63,7 @@
 #ifndef CERES_SQRTBA_INTERNAL_MINIMIZER_COORDINATE_DESCENT_MINIMIZER_H_
 #define CERES_SQRTBA_INTERNAL_MINIMIZER_COORDINATE_DESCENT_MINIMIZER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -107,8 +108,13 @@ class CoordinateDescentMinimizer {
   // One round over the sets, from and into the ambient state x.
   void Minimize(double* x);
 
-  // The number of sub-solves and of their LM iterations in the last round
-  // (tests, logs).
+  // Bytes the scratch of one thread takes (the dense Jacobian and QR of the
+  // largest block's sub-problem), for the memory plan; and the index
+  // arrays.
+  static int64_t ScratchBytesPerThread(const ProblemStructure& s);
+  static int64_t IndexBytes(const ProblemStructure& s);
+
+  // The LM iterations of the last round's sub-solves (tests, logs).
   int last_round_iterations() const { return last_round_iterations_; }
 
  private:

@@ -156,7 +156,16 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
   if (!factory.PlanError().empty()) return fail(factory.PlanError());
   const MemoryBudget budget(options.memory_limit_in_bytes);
-  const MemoryPlan plan = PlanMemory(s, factory, options.precision);
+  MemoryPlan plan = PlanMemory(s, factory, options.precision);
+  // Inner iterations: a state copy, the per-thread scratch of the
+  // sub-solves, their index arrays.
+  int64_t inner_iteration_bytes = 0;
+  if (options.use_inner_iterations) {
+    inner_iteration_bytes = int64_t{8} * s.num_parameters +
+                            int64_t{summary->num_threads_used} * CoordinateDescentMinimizer::ScratchBytesPerThread(s) +
+                            CoordinateDescentMinimizer::IndexBytes(s);
+    plan.vectors += inner_iteration_bytes;
+  }
   if (!budget.Fits(plan.Total(), Describe(plan, factory), &error)) return fail(error);
   VLOG(1) << "ceres_sqrtba: " << s.landmarks.size() << " landmarks, " << s.cameras.size() << " cameras, "
           << s.groups.size() << (factory.projected() ? " projected" : "") << " landmark blocks; "
@@ -188,7 +197,8 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   PrecisionPolicy precision(
       options.precision, [&](Precision p) { return factory.Create(p, &context); },
       [&](Precision p, std::string* why) {
-        const MemoryPlan switched = PlanMemory(s, factory, p);
+        MemoryPlan switched = PlanMemory(s, factory, p);
+        switched.vectors += inner_iteration_bytes;
         return budget.Fits(switched.Total(), Describe(switched, factory, /*for_switch=*/true), why);
       });
 
