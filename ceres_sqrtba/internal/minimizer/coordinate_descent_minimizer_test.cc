@@ -6,6 +6,7 @@
 #include "ceres_sqrtba/internal/minimizer/coordinate_descent_minimizer.h"
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <set>
 #include <string>
@@ -110,6 +111,44 @@ TEST(CoordinateDescentMinimizer, OneBlockSolvedAsCeresWithDefaultOptions) {
       EXPECT_EQ(theirs.abc[2], 1.6) << "the bound should be active";
     }
   }
+}
+
+// A point whose cost decreases all the way to infinity (two cameras side by
+// side that see it at the same pixel: parallel rays), the case where a
+// sub-solve runs its 50 iterations with a growing radius: still Ceres' path.
+TEST(CoordinateDescentMinimizer, RunawayPointSolvedAsCeres) {
+  std::vector<std::vector<double>> poses = {{0, 0, 0, 0, 0, -10}, {0, 0, 0, -1, 0, -10}};
+  std::vector<double> intrinsics = {500, 0, 0};
+  std::vector<std::vector<double>> point = {{0.3, -0.2, 5.0}, {0.3, -0.2, 5.0}};
+  ceres::Problem problem, reference;
+  for (int which = 0; which < 2; ++which) {
+    ceres::Problem* p = which == 0 ? &problem : &reference;
+    for (int c = 0; c < 2; ++c) {
+      p->AddResidualBlock(new ceres::AutoDiffCostFunction<testing::ReprojectionError, 2, 6, 3, 3>(
+                              new testing::ReprojectionError(12.0, -7.0)),
+                          new ceres::HuberLoss(1.0), poses[c].data(), intrinsics.data(), point[which].data());
+    }
+  }
+  for (auto& pose : poses) reference.SetParameterBlockConstant(pose.data());
+  reference.SetParameterBlockConstant(intrinsics.data());
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_QR;
+  options.logging_type = ceres::SILENT;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &reference, &summary);
+  ProblemStructure s = Structure(problem);
+  const int p = s.index_of.at(point[0].data());
+  ParallelContext context(1);
+  CoordinateDescentMinimizer cdm(s, {{p}}, &context);
+  std::vector<double> x = StateFromUser(s);
+  cdm.Minimize(x.data());
+  const int at = s.parameter_blocks[p].state_offset;
+  std::printf("ceres: %s, %d iterations: %.9g %.9g %.9g; ours: %d: %.9g %.9g %.9g\n", summary.message.c_str(),
+              static_cast<int>(summary.iterations.size()), point[1][0], point[1][1], point[1][2],
+              cdm.last_round_iterations(), x[at], x[at + 1], x[at + 2]);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(x[at + k], point[1][k], 1e-6 * (1 + std::abs(point[1][k]))) << k;
+  EXPECT_GT(std::abs(x[at + 2]), 1e4) << "the point should have run away";
+  EXPECT_EQ(cdm.last_round_iterations(), static_cast<int>(summary.iterations.size()) - 1);
 }
 
 // Bundle adjustment with pose and intrinsics in separate blocks: points
