@@ -10,6 +10,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "ceres_sqrtba/internal/evaluation/loss_correction.h"
 #include "ceres_sqrtba/internal/evaluation/tangent_jacobian.h"
 #include "ceres_sqrtba/internal/problem/independent_set.h"
@@ -39,7 +40,7 @@ constexpr double kParameterTolerance = 1e-8;
 constexpr double kMinRelativeDecrease = 1e-3;
 constexpr int kMaxConsecutiveInvalidSteps = 5;
 constexpr double kInitialRadius = 1e4;
-constexpr double kMaxRadius = 1e32;  // TrustRegionStrategy::Options::max_radius
+constexpr double kMaxRadius = kInnerIterationMaxRadius;  // ceres_version.h
 constexpr double kMinRadius = 1e-32;
 constexpr double kMinDiagonal = 1e-6;
 constexpr double kMaxDiagonal = 1e32;
@@ -161,7 +162,8 @@ bool SetUpInnerIterations(const ProblemStructure& s, const ceres::ParameterBlock
 // once, so that sub-solves allocate nothing.
 struct CoordinateDescentMinimizer::Scratch {
   std::vector<double> jacobian;            // rows x tangent, row-major (scaled)
-  std::vector<double> residuals;           // rows (corrected)
+  std::vector<double> residuals;           // rows (corrected), at the current point
+  std::vector<double> candidate_residuals;  // one residual block's, at a candidate
   std::vector<double> qr;                  // (rows + tangent) x tangent, column-major
   std::vector<double> rhs;                 // rows + tangent
   std::vector<double> ambient;             // one residual block's ambient Jacobian
@@ -231,9 +233,10 @@ int64_t CoordinateDescentMinimizer::ScratchBytesPerThread(const ProblemStructure
     max_tangent = std::max<int64_t>(max_tangent, s.parameter_blocks[p].tangent_size);
   }
   // Jacobian, QR copy, residuals, right-hand side, J y; one residual block's
-  // ambient Jacobian, a PlusJacobian; the block-sized vectors.
+  // ambient Jacobian and residuals at a candidate, a PlusJacobian; the
+  // block-sized vectors.
   const int64_t doubles = max_rows * max_tangent + (max_rows + max_tangent) * max_tangent + 3 * max_rows +
-                          max_tangent + max_residuals * max_size + max_size * max_tangent + 4 * max_size +
+                          max_tangent + max_residuals * (max_size + 1) + max_size * max_tangent + 4 * max_size +
                           7 * max_tangent;
   return doubles * 8 + 2 * max_blocks * 8;
 }
@@ -308,6 +311,7 @@ int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const 
   if (sc->jacobian.size() < static_cast<size_t>(std::max(1, max_rows_ * max_tangent_))) {
     sc->jacobian.resize(std::max(1, max_rows_ * max_tangent_));
     sc->residuals.resize(std::max(1, max_rows_));
+    sc->candidate_residuals.resize(std::max(1, max_residuals_));
     sc->qr.resize(std::max(1, (max_rows_ + max_tangent_) * max_tangent_));
     sc->rhs.resize(std::max(1, max_rows_ + max_tangent_));
     sc->ambient.resize(std::max(1, max_residuals_ * max_size_));
@@ -366,7 +370,9 @@ int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const 
         sc->jacobians[position_[k]] = ambient_jacobian;
         std::fill(ambient_jacobian, ambient_jacobian + m * size, std::numeric_limits<double>::quiet_NaN());
       }
-      double* res = sc->residuals.data() + row;
+      // A cost alone (a candidate's) must not overwrite the current point's
+      // residuals: the next step after a rejection is computed from them.
+      double* res = jacobian ? sc->residuals.data() + row : sc->candidate_residuals.data();
       std::fill(res, res + m, std::numeric_limits<double>::quiet_NaN());
       if (!rb.cost_function->Evaluate(sc->parameters.data(), res, jacobian ? sc->jacobians.data() : nullptr)) {
         return false;

@@ -36,8 +36,8 @@
 // - One sub-solve: Ceres builds a one-block program and runs its
 //   TrustRegionMinimizer on it with *default* Minimizer::Options (whatever the
 //   user's options say): Levenberg-Marquardt, Jacobi scaling, initial radius
-//   1e4, max radius 1e32 (TrustRegionStrategy's own default, not
-//   Solver::Options' 1e16), LM diagonal in [1e-6, 1e32], at most 50
+//   1e4, max radius TrustRegionStrategy's own (2.1: 1e16, 2.2: 1e32;
+//   ceres_version.h), LM diagonal in [1e-6, 1e32], at most 50
 //   iterations, function tolerance 1e-6, gradient tolerance 1e-10, parameter tolerance
 //   1e-8, min relative decrease 1e-3, 5 consecutive invalid steps, monotonic
 //   steps, no line search (is_constrained is left false), and a DENSE_QR
