@@ -185,8 +185,8 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
        v + "preconditioner_type = CLUSTER_JACOBI" + u +
            "with use_explicit_reduced_rows = true use SCHUR_JACOBI, JACOBI or IDENTITY (the visibility-based "
            "preconditioners are formed from the projected rows)."},
-      {[](Solver::Options* o) { o->use_inner_iterations = true; },
-       v + "use_inner_iterations = true" + u + "inner iterations are not implemented."},
+      {[](Solver::Options* o) { o->use_inner_iterations = true; o->inner_iteration_tolerance = -1; },
+       v + "inner_iteration_tolerance = -1" + c + "inner_iteration_tolerance >= 0.0"},
       {[](Solver::Options* o) { o->check_gradients = true; },
        v + "check_gradients = true" + u +
            "check gradients with ceres::Solve (or ceres::GradientChecker) first."},

@@ -33,6 +33,13 @@ constexpr bool kStepNormOnlyAfterFirstSuccess = kCeres22;
 // runs one iteration); 2.1 requires at least 1.
 constexpr int kMinMaxLinearSolverIterations = kCeres22 ? 0 : 1;
 
+// The largest trust-region radius of an inner iteration's sub-solve:
+// TrustRegionStrategy's own default (the sub-solves do not read
+// Solver::Options), 1e32 in 2.2's source; the linked 2.1 caps its
+// sub-solves at 1e16 (measured: a point that runs off to infinity,
+// coordinate_descent_minimizer_test.cc).
+constexpr double kInnerIterationMaxRadius = kCeres22 ? 1e32 : 1e16;
+
 // The problem's EvaluationCallback. 2.2 has Problem::options(); 2.1 has no
 // way to read it, so *known is false there and the caller must assume a
 // callback may exist.

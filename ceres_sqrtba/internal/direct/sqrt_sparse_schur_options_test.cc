@@ -150,8 +150,18 @@ std::vector<BadInputCase> BadInputCases() {
        [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) {
          o->trust_region_strategy_type = ceres::DOGLEG;
        }},
-      {"inner iterations",
-       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->use_inner_iterations = true; }},
+      {"inner iterations, an ordering that is not an independent set",
+       [](testing::SyntheticBa* ba, ceres::Problem*, Solver::Options* o) {
+         o->use_inner_iterations = true;
+         o->inner_iteration_ordering = std::make_shared<ceres::ParameterBlockOrdering>();
+         o->inner_iteration_ordering->AddElementToGroup(ba->poses[0].data(), 2);
+         o->inner_iteration_ordering->AddElementToGroup(ba->intrinsics[0].data(), 2);
+       }},
+      {"inner iterations, a negative tolerance",
+       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) {
+         o->use_inner_iterations = true;
+         o->inner_iteration_tolerance = -1;
+       }},
       {"check gradients",
        [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->check_gradients = true; }},
       {"null callback",

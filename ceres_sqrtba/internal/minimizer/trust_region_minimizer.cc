@@ -50,6 +50,8 @@ class Minimizer {
     lm.min_diagonal = o_.min_lm_diagonal;
     lm.max_diagonal = o_.max_lm_diagonal;
     strategy_ = std::make_unique<LevenbergMarquardtStrategy>(m, lm);
+    inner_iterations_enabled_ = ctx_.inner_iterations != nullptr;
+    if (inner_iterations_enabled_) inner_x_.resize(n);
   }
 
   void Run() {
@@ -117,6 +119,7 @@ class Minimizer {
           continue;
         }
       }
+      DoInnerIterationsIfNeeded();
       // The parameter tolerance applies once a step has been accepted (Ceres:
       // 2.2 skips it before, 2.1 compares against an x norm of -1 until
       // then); 2.2 also leaves step_norm at 0 until then.
@@ -127,7 +130,7 @@ class Minimizer {
         return;
       }
       it_.relative_decrease = step_evaluator_->StepQuality(candidate_cost_, model_cost_change_);
-      if (IsAccepted(it_.relative_decrease)) {
+      if (inner_iterations_were_useful_ || IsAccepted(it_.relative_decrease)) {
         if (!HandleSuccessfulStep()) return Fail();
       } else {
         it_.step_is_successful = false;
@@ -164,6 +167,41 @@ class Minimizer {
   }
 
   double StepNorm() const { return (x_ - candidate_x_).norm(); }
+
+  // Ceres' DoInnerIterationsIfNeeded (coordinate_descent_minimizer.h).
+  void DoInnerIterationsIfNeeded() {
+    inner_iterations_were_useful_ = false;
+    if (!inner_iterations_enabled_ || candidate_cost_ >= std::numeric_limits<double>::max()) return;
+    const double t0 = WallTimeInSeconds();
+    ++summary_->num_inner_iteration_steps;
+    inner_x_ = candidate_x_;
+    ctx_.inner_iterations->Minimize(inner_x_.data());
+    double inner_cost = 0.0;
+    const double t1 = WallTimeInSeconds();
+    const bool ok = evaluator_->EvaluateCost(inner_x_.data(), &inner_cost);
+    stats_->residual_evaluation_time += WallTimeInSeconds() - t1;
+    ++stats_->num_residual_evaluations;
+    if (!ok) {
+      if (!ctx_.is_silent) VLOG(2) << "Inner iteration failed.";
+      return;  // Ceres counts the step but not its time
+    }
+    if (!ctx_.is_silent) {
+      VLOG(2) << "Inner iteration succeeded; Current cost: " << x_cost_ << " Trust region step cost: " << candidate_cost_
+              << " Inner iteration cost: " << inner_cost;
+    }
+    candidate_x_.swap(inner_x_);
+    // The step's ratio credits the trust-region model only with its own
+    // share: the model cost change grows by what the round gained.
+    model_cost_change_ += candidate_cost_ - inner_cost;
+    inner_iterations_were_useful_ = inner_cost < x_cost_;
+    const double relative_progress = 1.0 - inner_cost / candidate_cost_;
+    inner_iterations_enabled_ = relative_progress > o_.inner_iteration_tolerance;
+    if (!ctx_.is_silent && !inner_iterations_enabled_) {
+      VLOG(2) << "Disabling inner iterations. Progress : " << relative_progress;
+    }
+    candidate_cost_ = inner_cost;
+    summary_->inner_iteration_time_in_seconds += WallTimeInSeconds() - t0;
+  }
 
   // Ceres' acceptance test of a step of this quality (relative decrease).
   bool IsAccepted(double relative_decrease) const { return relative_decrease > o_.min_relative_decrease; }
@@ -460,7 +498,8 @@ class Minimizer {
     }
     const double t0 = WallTimeInSeconds();
     bool ok;
-    if (candidate_gradient_.size() > 0 && consecutive_accepted_steps_ >= accepted_steps_before_jacobians_) {
+    if (candidate_gradient_.size() > 0 && !inner_iterations_enabled_ &&
+        consecutive_accepted_steps_ >= accepted_steps_before_jacobians_) {
       // The solver's Jacobian is overwritten from here on, whatever happens.
       jacobian_is_stale_ = true;
       ok = evaluator_->EvaluateJacobian(candidate_x_.data(), true, &candidate_cost_, candidate_gradient_.data(),
@@ -542,6 +581,9 @@ class Minimizer {
   bool solver_scaled_ = false;
   bool evaluation_failed_ = false;
   bool had_successful_step_ = false;
+  bool inner_iterations_enabled_ = false;
+  bool inner_iterations_were_useful_ = false;
+  Vector inner_x_;
   double iteration_start_time_ = 0.0;
 };
 

@@ -31,6 +31,17 @@
 // next step (a second Jacobian pass, 6-7 times a cost pass). Each such
 // rejection doubles the run of accepted steps required before the next try,
 // so that a problem that rejects often soon evaluates as Ceres does.
+//
+// Inner iterations (MinimizerContext::inner_iterations), as Ceres: after the
+// candidate's cost (and, in single precision, after the checks above that
+// may compute the step again in double), a round of block coordinate descent
+// starts from the candidate; the whole cost is evaluated at its result (a
+// failure leaves the candidate as it was), the candidate moves there, the
+// model cost change grows by the round's decrease, and a round that ends
+// below the current cost makes the step successful whatever its ratio. Once
+// a round's relative decrease of the candidate's cost is at most
+// inner_iteration_tolerance they are off for the rest of the solve. The
+// tolerance tests then apply to the moved candidate (step_norm included).
 #ifndef CERES_SQRTBA_INTERNAL_MINIMIZER_TRUST_REGION_MINIMIZER_H_
 #define CERES_SQRTBA_INTERNAL_MINIMIZER_TRUST_REGION_MINIMIZER_H_
 
@@ -39,6 +50,7 @@
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/minimizer/coordinate_descent_minimizer.h"
 #include "ceres_sqrtba/internal/minimizer/minimizer_statistics.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/solvers/precision_policy.h"
@@ -53,6 +65,10 @@ struct MinimizerContext {
   double start_time = 0.0;  // wall time when Solve started (cumulative times)
   bool is_silent = false;
   bool jacobians_at_candidates = false;  // see above; not on bounded problems
+  // Inner iterations (coordinate_descent_minimizer.h); null: none. While
+  // they run, candidates are evaluated without their Jacobian (the round
+  // moves the candidate).
+  CoordinateDescentMinimizer* inner_iterations = nullptr;
 };
 
 // parameters: the ambient state vector; on return it holds the best state

@@ -161,6 +161,9 @@ bool ValidateSqrtOptionValues(const Solver::Options& options, std::string* error
   }
   SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
   SQRTBA_CHECK_OPTION(memory_limit_in_bytes, >=, 0);
+  if (options.use_inner_iterations) {
+    SQRTBA_CHECK_OPTION(inner_iteration_tolerance, >=, 0.0);
+  }
   if (options.use_nonmonotonic_steps) {
     SQRTBA_CHECK_OPTION(max_consecutive_nonmonotonic_steps, >, 0);
   }
@@ -231,10 +234,6 @@ std::string UnsupportedSqrtOption(const Solver::Options& options) {
                        "PCG starts from zero, as with SCHUR_JACOBI in Ceres.");
   }
 #endif
-  if (options.use_inner_iterations) {
-    return Unsupported(options, "use_inner_iterations", "true",
-                       "inner iterations are not implemented.");
-  }
   if (options.check_gradients) {
     return Unsupported(options, "check_gradients", "true",
                        "check gradients with ceres::Solve (or ceres::GradientChecker) first.");

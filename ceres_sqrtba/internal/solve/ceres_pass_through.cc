@@ -1,7 +1,15 @@
 #include "ceres_sqrtba/internal/solve/ceres_pass_through.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <sstream>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
+#include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "ceres_sqrtba/internal/problem/options_validation.h"
 #include "glog/logging.h"
 
@@ -17,6 +25,82 @@ void Record(const Solver::Options& options, Solver::Summary* summary) {
   summary->precision_used = DOUBLE_PRECISION;
 }
 
+// Ceres' own refusals of inner iterations (an evaluation callback, a group
+// of inner_iteration_ordering that is not an independent set of the reduced
+// problem) come from its preprocessor, after its Schur solvers have been set
+// up but before the Jacobian they need is: Solver::Solve then reads the Schur
+// structure of a Jacobian that does not exist and crashes (2.1 and 2.2). They
+// are refused here first, with Ceres' messages, for Ceres' Schur solvers;
+// Ceres reports them itself with the others. A block in the ordering that is
+// not in the problem makes Ceres read past a map's end with any solver: refused
+// too. False with *error set.
+bool CheckInnerIterationsForCeres(const ceres::Solver::Options& options, const ceres::Problem& problem,
+                                  std::string* error) {
+  if (!options.use_inner_iterations || options.minimizer_type != ceres::TRUST_REGION) return true;
+  const ceres::ParameterBlockOrdering* ordering = options.inner_iteration_ordering.get();
+  if (ordering != nullptr) {
+    for (const auto& group : ordering->group_to_elements()) {
+      for (double* block : group.second) {
+        if (!problem.HasParameterBlock(block)) {
+          std::ostringstream ss;
+          ss << "Solver::Options::inner_iteration_ordering contains a parameter block (" << block
+             << ") that is not in the problem.";
+          *error = ss.str();
+          return false;
+        }
+      }
+    }
+  }
+  const ceres::LinearSolverType type = options.linear_solver_type;
+  if (type != ceres::DENSE_SCHUR && type != ceres::SPARSE_SCHUR && type != ceres::ITERATIVE_SCHUR) return true;
+  std::vector<ceres::ResidualBlockId> residual_blocks;
+  problem.GetResidualBlocks(&residual_blocks);
+  // The reduced problem: variable blocks that a residual block uses.
+  std::unordered_set<const double*> reduced;
+  std::vector<double*> blocks;
+  for (ceres::ResidualBlockId id : residual_blocks) {
+    problem.GetParameterBlocksForResidualBlock(id, &blocks);
+    for (double* b : blocks) {
+      if (!problem.IsParameterBlockConstant(b)) reduced.insert(b);
+    }
+  }
+#if CERES_SQRTBA_CERES_2_2
+  if (problem.options().evaluation_callback != nullptr && !reduced.empty()) {
+    *error = "Inner iterations cannot be used with EvaluationCallbacks";
+    return false;
+  }
+#endif
+  // Ceres leaves inner iterations off, without a check, when the reduced
+  // problem has one block or the ordering none of its blocks.
+  if (ordering == nullptr || reduced.size() <= 1) return true;
+  std::unordered_map<const double*, int> group_of;
+  for (const auto& group : ordering->group_to_elements()) {
+    for (double* block : group.second) {
+      if (reduced.count(block) > 0) group_of[block] = group.first;
+    }
+  }
+  int failed = std::numeric_limits<int>::max();
+  for (ceres::ResidualBlockId id : residual_blocks) {
+    problem.GetParameterBlocksForResidualBlock(id, &blocks);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const auto gi = group_of.find(blocks[i]);
+      if (gi == group_of.end()) continue;
+      for (size_t j = i + 1; j < blocks.size(); ++j) {
+        const auto gj = group_of.find(blocks[j]);
+        if (gj != group_of.end() && gj->second == gi->second) failed = std::min(failed, gi->second);
+      }
+    }
+  }
+  if (failed == std::numeric_limits<int>::max()) return true;
+  char message[200];
+  std::snprintf(message, sizeof(message),
+                "The user-provided parameter_blocks_for_inner_iterations does not form an independent set. "
+                "Group Id: %d",
+                failed);
+  *error = message;
+  return false;
+}
+
 }  // namespace
 
 void SolveWithCeres(const Solver::Options& options, const std::string& reason, ceres::Problem* problem,
@@ -29,7 +113,7 @@ void SolveWithCeres(const Solver::Options& options, const std::string& reason, c
   }
   // ceres::Solve validates too, but lets through what Ceres aborts on.
   std::string error;
-  if (!ValidateCeresOptions(options, &error)) {
+  if (!ValidateCeresOptions(options, &error) || !CheckInnerIterationsForCeres(options, *problem, &error)) {
     summary->message = error;
     if (options.logging_type != ceres::SILENT) LOG(ERROR) << "Terminating: " << error;
     return;
@@ -49,6 +133,14 @@ void SolveWithoutLandmarks(const Solver::Options& options, ceres::Problem* probl
   // what this build links (and another value can crash Ceres 2.2 here).
   ceres_options.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
   ceres_options.use_mixed_precision_solves = false;
+  std::string error;
+  if (!CheckInnerIterationsForCeres(ceres_options, *problem, &error)) {
+    *summary = Solver::Summary();
+    Record(options, summary);
+    summary->message = error;
+    if (options.logging_type != ceres::SILENT) LOG(ERROR) << "Terminating: " << error;
+    return;
+  }
   ceres::Solve(ceres_options, problem, summary);
   Record(options, summary);
   // With nothing variable (or a failure before its minimizer) Ceres runs no

@@ -10,6 +10,7 @@
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
+#include "ceres_sqrtba/internal/minimizer/coordinate_descent_minimizer.h"
 #include "ceres_sqrtba/internal/minimizer/progress_logging.h"
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 #include "ceres_sqrtba/internal/problem/options_validation.h"
@@ -159,7 +160,16 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
   if (!factory.PlanError().empty()) return fail(factory.PlanError());
   const MemoryBudget budget(options.memory_limit_in_bytes);
-  const MemoryPlan plan = PlanMemory(s, factory, options.precision);
+  MemoryPlan plan = PlanMemory(s, factory, options.precision);
+  // Inner iterations: a state copy, the per-thread scratch of the
+  // sub-solves, their index arrays.
+  int64_t inner_iteration_bytes = 0;
+  if (options.use_inner_iterations) {
+    inner_iteration_bytes = int64_t{8} * s.num_parameters +
+                            int64_t{summary->num_threads_used} * CoordinateDescentMinimizer::ScratchBytesPerThread(s) +
+                            CoordinateDescentMinimizer::IndexBytes(s);
+    plan.vectors += inner_iteration_bytes;
+  }
   if (!budget.Fits(plan.Total(), Describe(plan, factory), &error)) return fail(error);
   VLOG(1) << "ceres_sqrtba: " << s.landmarks.size() << " landmarks, " << s.cameras.size() << " cameras, "
           << s.groups.size() << (factory.projected() ? " projected" : "") << " landmark blocks; "
@@ -174,10 +184,25 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   double fixed_cost = 0.0;
   if (!evaluator.EvaluateFixedCost(&fixed_cost)) return fail(evaluator.error());
   summary->fixed_cost = fixed_cost;
+  // Inner iterations, set up where Ceres' preprocessor does (after the
+  // fixed cost), with its messages.
+  std::unique_ptr<CoordinateDescentMinimizer> inner_iterations;
+  if (options.use_inner_iterations) {
+    InnerIterationSetup inner;
+    const bool ok = SetUpInnerIterations(s, options.inner_iteration_ordering.get(), notifier.KnownToHaveCallback(),
+                                         &inner, &error);
+    summary->inner_iteration_ordering_used = inner.ordering_used;
+    if (!ok) return fail(error);
+    summary->inner_iterations_used = inner.used;
+    if (inner.used) {
+      inner_iterations = std::make_unique<CoordinateDescentMinimizer>(s, std::move(inner.sets), &context);
+    }
+  }
   PrecisionPolicy precision(
       options.precision, [&](Precision p) { return factory.Create(p, &context); },
       [&](Precision p, std::string* why) {
-        const MemoryPlan switched = PlanMemory(s, factory, p);
+        MemoryPlan switched = PlanMemory(s, factory, p);
+        switched.vectors += inner_iteration_bytes;
         return budget.Fits(switched.Total(), Describe(switched, factory, /*for_switch=*/true), why);
       });
 
@@ -189,6 +214,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   mctx.start_time = start_time;
   mctx.is_silent = options.logging_type == ceres::SILENT;
   mctx.jacobians_at_candidates = options.jacobians_at_candidates && !notifier.KnownToHaveCallback();
+  mctx.inner_iterations = inner_iterations.get();
   ProgressLogger logger(options.minimizer_progress_to_stdout);
   StateUpdatingCallback state_updater(s, state.data());
   // Ceres' order: the state first, then the progress table, then the user's.

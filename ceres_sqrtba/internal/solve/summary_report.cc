@@ -83,6 +83,11 @@ void StartSummary(const Solver::Options& options, Solver::Summary* summary) {
 #endif
   summary->inner_iterations_given = options.use_inner_iterations;
   summary->inner_iterations_used = false;
+  if (options.inner_iteration_ordering != nullptr) {
+    for (const auto& group : options.inner_iteration_ordering->group_to_elements()) {
+      summary->inner_iteration_ordering_given.push_back(static_cast<int>(group.second.size()));
+    }
+  }
   summary->is_constrained = false;
   if (options.linear_solver_ordering != nullptr) {
     for (const auto& group : options.linear_solver_ordering->group_to_elements()) {
