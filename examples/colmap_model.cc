@@ -243,9 +243,12 @@ class Reader {
     return Fail(cursor.offset(), "file ends inside " + what + " (truncated file?)");
   }
 
-  // A declared count checked against the bytes left and the memory there is.
+  // A declared count checked against the bytes left: each record takes at
+  // least min_bytes, so a count cannot ask for more memory than a small
+  // multiple of the file's size (and the files were checked against the
+  // memory available).
   bool CheckCount(const Cursor& cursor, uint64_t count, int64_t min_bytes,
-                  int64_t memory_bytes, const std::string& what) {
+                  const std::string& what) {
     const double need = static_cast<double>(count) * static_cast<double>(min_bytes);
     if (need > static_cast<double>(cursor.remaining())) {
       return Fail(cursor.offset() - 8,
@@ -253,14 +256,6 @@ class Reader {
                       std::to_string(static_cast<long long>(need)) +
                       " more bytes, but only " + std::to_string(cursor.remaining()) +
                       " remain (a count that does not match the data, or a truncated file)");
-    }
-    const int64_t limit = MemoryLimit(options_);
-    const double memory = static_cast<double>(count) * static_cast<double>(memory_bytes);
-    if (limit > 0 && memory > static_cast<double>(limit)) {
-      return Fail(cursor.offset() - 8, "declares " + std::to_string(count) + " " + what +
-                                           ", which need " + MiB(memory) + ", more than the " +
-                                           MiB(static_cast<double>(limit)) +
-                                           " of memory available");
     }
     return true;
   }
@@ -467,7 +462,7 @@ class Reader {
     Cursor c(data);
     uint64_t count = 0;
     if (!c.Read(&count)) return Truncated(c, "the number of cameras");
-    if (!CheckCount(c, count, kMinCameraBytes, sizeof(ColmapCamera), "cameras")) return false;
+    if (!CheckCount(c, count, kMinCameraBytes, "cameras")) return false;
     model_->cameras.reserve(count);
     for (uint64_t i = 0; i < count; ++i) {
       const int64_t start = c.offset();
@@ -515,7 +510,7 @@ class Reader {
     Cursor c(data);
     uint64_t count = 0;
     if (!c.Read(&count)) return Truncated(c, "the number of images");
-    if (!CheckCount(c, count, kMinImageBytes, sizeof(ColmapImage), "images")) return false;
+    if (!CheckCount(c, count, kMinImageBytes, "images")) return false;
     model_->images.reserve(count);
     for (uint64_t i = 0; i < count; ++i) {
       const int64_t start = c.offset();
@@ -538,7 +533,7 @@ class Reader {
       }
       uint64_t num_points = 0;
       if (!c.Read(&num_points)) return Truncated(c, "image " + std::to_string(image.id));
-      if (!CheckCount(c, num_points, kPoint2DBytes, sizeof(ColmapPoint2D),
+      if (!CheckCount(c, num_points, kPoint2DBytes,
                       "2D points in image " + std::to_string(image.id))) {
         return false;
       }
@@ -566,7 +561,7 @@ class Reader {
     Cursor c(data);
     uint64_t count = 0;
     if (!c.Read(&count)) return Truncated(c, "the number of 3D points");
-    if (!CheckCount(c, count, kMinPoint3DBytes, sizeof(ColmapPoint3D), "3D points")) {
+    if (!CheckCount(c, count, kMinPoint3DBytes, "3D points")) {
       return false;
     }
     model_->points3D.reserve(count);
@@ -594,7 +589,7 @@ class Reader {
       }
       uint64_t length = 0;
       if (!c.Read(&length)) return Truncated(c, "3D point " + std::to_string(point.id));
-      if (!CheckCount(c, length, kTrackElementBytes, sizeof(ColmapTrackElement),
+      if (!CheckCount(c, length, kTrackElementBytes,
                       "track elements of 3D point " + std::to_string(point.id))) {
         return false;
       }
