@@ -354,6 +354,9 @@ class Reader {
       }
       image.camera_id = static_cast<uint32_t>(value);
       image.name = f[9];
+      if (image.name.find('\0') != std::string::npos) {
+        return Fail(line, "image " + std::to_string(image.id) + ": the name holds a zero byte");
+      }
       image_positions_.push_back(line);
       // The 2D points: the very next line, empty when the image has none.
       int64_t points_line = 0;

@@ -293,22 +293,36 @@ std::shared_ptr<ceres::ParameterBlockOrdering> ColmapProblem::PointsFirstOrderin
   return ordering;
 }
 
-double ColmapProblem::MeanReprojectionError(int64_t* not_projected) const {
-  double sum = 0.0;
-  int64_t count = 0;
+void ColmapProblem::PointErrors(std::vector<double>* sum, std::vector<int>* count,
+                                int64_t* not_projected) const {
+  sum->assign(points_.size(), 0.0);
+  count->assign(points_.size(), 0);
   int64_t failed = 0;
   for (const Observation& o : observations_) {
     double error = 0.0;
     if (ObservationError(camera_models_[o.camera], cameras_[o.camera].data(), poses_[o.image],
                          points_[o.point].data(), o.x, o.y, &error)) {
-      sum += error;
-      ++count;
+      (*sum)[o.point] += error;
+      ++(*count)[o.point];
     } else {
       ++failed;
     }
   }
   if (not_projected != nullptr) *not_projected = failed;
-  return count > 0 ? sum / static_cast<double>(count) : 0.0;
+}
+
+double ColmapProblem::MeanReprojectionError(int64_t* not_projected) const {
+  std::vector<double> sum;
+  std::vector<int> count;
+  PointErrors(&sum, &count, not_projected);
+  double total = 0.0;
+  int points = 0;
+  for (size_t p = 0; p < sum.size(); ++p) {
+    if (count[p] == 0) continue;
+    total += sum[p] / count[p];
+    ++points;
+  }
+  return points > 0 ? total / points : 0.0;
 }
 
 void ColmapProblem::WriteBack(ColmapModel* model) const {
@@ -325,16 +339,9 @@ void ColmapProblem::WriteBack(ColmapModel* model) const {
   for (size_t c = 0; c < model->cameras.size(); ++c) {
     if (camera_used_[c]) model->cameras[c].params = cameras_[c];
   }
-  std::vector<double> error_sum(points_.size(), 0.0);
-  std::vector<int> error_count(points_.size(), 0);
-  for (const Observation& o : observations_) {
-    double error = 0.0;
-    if (ObservationError(camera_models_[o.camera], cameras_[o.camera].data(), poses_[o.image],
-                         points_[o.point].data(), o.x, o.y, &error)) {
-      error_sum[o.point] += error;
-      ++error_count[o.point];
-    }
-  }
+  std::vector<double> error_sum;
+  std::vector<int> error_count;
+  PointErrors(&error_sum, &error_count, nullptr);
   for (size_t p = 0; p < model->points3D.size(); ++p) {
     if (!point_used_[p]) continue;
     ColmapPoint3D& point = model->points3D[p];

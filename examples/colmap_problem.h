@@ -73,9 +73,12 @@ class ColmapProblem {
   // Points eliminated first (group 0), poses and cameras after (group 1).
   std::shared_ptr<ceres::ParameterBlockOrdering> PointsFirstOrdering() const;
 
-  // Mean over the observations in the problem of the reprojection error
-  // (pixels) at the current values; observations whose point does not project
-  // are counted in *not_projected (if given) and left out.
+  // The mean reprojection error (pixels) at the current values as COLMAP
+  // reports it (Reconstruction::ComputeMeanReprojectionError): each point's
+  // error is the mean over its observations of the distance between
+  // projection and observed pixel, and this is the mean of the points'
+  // errors, over the points in the problem. Observations whose point does not
+  // project are counted in *not_projected (if given) and left out.
   double MeanReprojectionError(int64_t* not_projected = nullptr) const;
 
   int num_images() const { return num_images_; }
@@ -97,6 +100,10 @@ class ColmapProblem {
     double y;
   };
   void FixGauge(const ColmapModel& model, ceres::Problem* problem);
+  // Per point of the model: the sum and number of its observations'
+  // reprojection errors.
+  void PointErrors(std::vector<double>* sum, std::vector<int>* count,
+                   int64_t* not_projected) const;
 
   std::vector<std::array<double, 7>> poses_;  // per image of the model
   std::vector<std::vector<double>> cameras_;  // per camera of the model

@@ -80,9 +80,9 @@ TEST(ExampleColmapCli, RefinesTheSharedModelInItsFormat) {
   EXPECT_NE(result.out.find("Read " + input + " (binary): 1 cameras, 40 images, 1816 3D points"),
             std::string::npos)
       << result.out;
-  EXPECT_NE(result.out.find("Mean reprojection error before: 1.2162"), std::string::npos)
+  EXPECT_NE(result.out.find("Mean reprojection error before: 1.1459"), std::string::npos)
       << result.out;
-  EXPECT_NE(result.out.find("Mean reprojection error after: 1.2162"), std::string::npos)
+  EXPECT_NE(result.out.find("Mean reprojection error after: 1.1459"), std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("Gauge: pose of image 1 fixed"), std::string::npos) << result.out;
   for (const char* file : {"cameras.bin", "images.bin", "points3D.bin"}) {
