@@ -251,10 +251,12 @@ class Reader {
                   const std::string& what) {
     const double need = static_cast<double>(count) * static_cast<double>(min_bytes);
     if (need > static_cast<double>(cursor.remaining())) {
+      // (The product may exceed every integer type: printed from the double.)
+      char need_text[64];
+      std::snprintf(need_text, sizeof(need_text), "%.0f", need);
       return Fail(cursor.offset() - 8,
                   "declares " + std::to_string(count) + " " + what + ", which need at least " +
-                      std::to_string(static_cast<long long>(need)) +
-                      " more bytes, but only " + std::to_string(cursor.remaining()) +
+                      need_text + " more bytes, but only " + std::to_string(cursor.remaining()) +
                       " remain (a count that does not match the data, or a truncated file)");
     }
     return true;

@@ -116,7 +116,7 @@ struct ColmapReadOutcome {
 //  - models with at most kMaxSolveObservations observations: the bundle
 //    adjustment problem builds (or says, in one line, that there is nothing
 //    to adjust) with one residual block per observation of a point seen at
-//    least twice, and its cost evaluates.
+//    least twice, and its cost evaluates whenever every residual is finite.
 ColmapReadOutcome FuzzColmapReader(const uint8_t* data, size_t size);
 
 }  // namespace fuzz
