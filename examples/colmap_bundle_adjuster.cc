@@ -329,6 +329,21 @@ int Run() {
               model.images.size(), model.points3D.size(),
               static_cast<long long>(model.NumTrackElements()));
 
+  // A text model written beside binary files would not be what COLMAP (or
+  // this program) reads from the folder: binary files win.
+  if (format == ColmapFormat::kText) {
+    for (const char* stem : {"cameras", "images", "points3D"}) {
+      const std::string path = FLAGS_output_path + "/" + ColmapFileName(stem, ColmapFormat::kBinary);
+      struct stat info;
+      if (stat(path.c_str(), &info) == 0) {
+        return Fail("--output_path=" + FLAGS_output_path + " holds " +
+                    ColmapFileName(stem, ColmapFormat::kBinary) +
+                    ", which COLMAP would read instead of the text model written here; "
+                    "use a folder without a binary model");
+      }
+    }
+  }
+
   ceres::Problem problem;
   ColmapProblem colmap_problem;
   if (!colmap_problem.Build(ba, model, &problem, &error)) {

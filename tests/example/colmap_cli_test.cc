@@ -4,6 +4,7 @@
 // nothing written.
 #include <dirent.h>
 
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -189,6 +190,12 @@ TEST(ExampleColmapCli, BadFlagsAndPaths) {
   ExpectOneErrorLine(RunAdjuster(paths + "--num_threads=0", dir), "--num_threads must be at least 1");
   ExpectOneErrorLine(RunAdjuster(paths + "extra", dir), "unexpected argument 'extra'");
   EXPECT_EQ(CountEntries(output), 0);
+  // A text model is not written beside binary files, which COLMAP would read.
+  testing_util::WriteFile(output + "/images.bin", "stale");
+  ExpectOneErrorLine(RunAdjuster(paths, dir),
+                     "holds images.bin, which COLMAP would read instead of the text model");
+  EXPECT_EQ(CountEntries(output), 1);
+  std::remove((output + "/images.bin").c_str());
   // An unknown flag: gflags' own message, status 1.
   const CommandResult unknown = RunAdjuster(paths + "--BundleAdjustment.no_such_option=1", dir);
   EXPECT_EQ(unknown.exit_code, 1);
