@@ -43,6 +43,14 @@ SOLVERS = (
     Solver("sqrt-double-explicit", "sqrt",
            ("--linear_solver=sqrt_iterative_schur", "--precision=double",
             "--explicit_reduced_rows"), SQRTBA),
+    # The visibility-based preconditioners in square-root form, against
+    # SCHUR_JACOBI (sqrt-single) and against Ceres' own (below).
+    Solver("sqrt-single-cluster-jacobi", "sqrt",
+           ("--linear_solver=sqrt_iterative_schur", "--precision=single",
+            "--preconditioner=cluster_jacobi"), SQRTBA),
+    Solver("sqrt-single-cluster-tridiagonal", "sqrt",
+           ("--linear_solver=sqrt_iterative_schur", "--precision=single",
+            "--preconditioner=cluster_tridiagonal"), SQRTBA),
     # Ceres 2.2's own bundle_adjuster.
     Solver("ceres22-implicit", "ceres22",
            ("--linear_solver=iterative_schur", "--preconditioner=schur_jacobi"), CERES22),
@@ -55,6 +63,10 @@ SOLVERS = (
     Solver("ceres22-power-series", "ceres22",
            ("--linear_solver=iterative_schur",
             "--preconditioner=schur_power_series_expansion"), CERES22),
+    Solver("ceres22-cluster-jacobi", "ceres22",
+           ("--linear_solver=iterative_schur", "--preconditioner=cluster_jacobi"), CERES22),
+    Solver("ceres22-cluster-tridiagonal", "ceres22",
+           ("--linear_solver=iterative_schur", "--preconditioner=cluster_tridiagonal"), CERES22),
     # The Ceres our example binary is linked with (Ceres 2.1 from Debian).
     Solver("ceres-implicit", "ceres",
            ("--linear_solver=iterative_schur", "--preconditioner=schur_jacobi"), SQRTBA),
@@ -64,6 +76,10 @@ SOLVERS = (
     Solver("ceres-sparse-schur", "ceres",
            ("--linear_solver=sparse_schur",
             "--sparse_linear_algebra_library=suite_sparse"), SQRTBA),
+    Solver("ceres-cluster-jacobi", "ceres",
+           ("--linear_solver=iterative_schur", "--preconditioner=cluster_jacobi"), SQRTBA),
+    Solver("ceres-cluster-tridiagonal", "ceres",
+           ("--linear_solver=iterative_schur", "--preconditioner=cluster_tridiagonal"), SQRTBA),
 )
 
 # The family the report's time ratios and the speed targets are taken

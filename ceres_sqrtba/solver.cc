@@ -1,6 +1,6 @@
 // The public entry points: the square-root solver's names, option checks,
-// and Solve, which dispatches to ceres::Solve (CERES_LINEAR_SOLVER) or to the
-// square-root solve (internal/solve/square_root_solve.h).
+// and Solve, which dispatches to ceres::Solve or to the square-root solve
+// (internal/solve/solver_choice.h says which, square_root_solve.h how).
 #include "ceres_sqrtba/solver.h"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/problem/options_validation.h"
 #include "ceres_sqrtba/internal/solve/ceres_pass_through.h"
+#include "ceres_sqrtba/internal/solve/solver_choice.h"
 #include "ceres_sqrtba/internal/solve/square_root_solve.h"
 #include "glog/logging.h"
 
@@ -32,23 +33,19 @@ const char* SqrtLinearSolverTypeToString(SqrtLinearSolverType type) {
       return "SQRT_ITERATIVE_SCHUR";
     case SQRT_SPARSE_SCHUR:
       return "SQRT_SPARSE_SCHUR";
+    case SQRT_AUTOMATIC:
+      return "SQRT_AUTOMATIC";
   }
   return "UNKNOWN";
 }
 
 bool StringToSqrtLinearSolverType(std::string value, SqrtLinearSolverType* type) {
   value = Upper(value);
-  if (value == "CERES_LINEAR_SOLVER") {
-    *type = CERES_LINEAR_SOLVER;
-    return true;
-  }
-  if (value == "SQRT_ITERATIVE_SCHUR") {
-    *type = SQRT_ITERATIVE_SCHUR;
-    return true;
-  }
-  if (value == "SQRT_SPARSE_SCHUR") {
-    *type = SQRT_SPARSE_SCHUR;
-    return true;
+  for (SqrtLinearSolverType t : {CERES_LINEAR_SOLVER, SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR, SQRT_AUTOMATIC}) {
+    if (value == SqrtLinearSolverTypeToString(t)) {
+      *type = t;
+      return true;
+    }
   }
   return false;
 }
@@ -103,10 +100,9 @@ bool StringToReducedCameraFactorization(std::string value, ReducedCameraFactoriz
 }
 
 bool Solver::Options::IsValid(std::string* error) const {
-  if (sqrt_linear_solver_type == CERES_LINEAR_SOLVER) {
-    return internal::ValidateCeresOptions(*this, error);
-  }
-  return internal::ValidateSqrtOptions(*this, error);
+  const internal::SolverChoice choice = internal::ChooseSolver(*this);
+  if (choice.type == CERES_LINEAR_SOLVER) return internal::ValidateCeresOptions(*this, error);
+  return internal::ValidateSqrtOptions(internal::WithChoice(*this, choice), error);
 }
 
 void Solve(const Solver::Options& options, ceres::Problem* problem, Solver::Summary* summary) {
@@ -114,10 +110,12 @@ void Solve(const Solver::Options& options, ceres::Problem* problem, Solver::Summ
     LOG(ERROR) << "ceres_sqrtba::Solve was called with a null summary.";
     return;
   }
-  if (options.sqrt_linear_solver_type == CERES_LINEAR_SOLVER) {
-    return internal::SolveWithCeres(options, problem, summary);
-  }
-  internal::SolveSquareRoot(options, problem, summary);
+  const internal::SolverChoice choice = internal::ChooseSolver(options);
+  if (choice.type == CERES_LINEAR_SOLVER) return internal::SolveWithCeres(options, choice.reason, problem, summary);
+  if (options.sqrt_linear_solver_type != SQRT_AUTOMATIC) return internal::SolveSquareRoot(options, problem, summary);
+  internal::SolveSquareRoot(internal::WithChoice(options, choice), problem, summary);
+  summary->sqrt_linear_solver_type_given = SQRT_AUTOMATIC;
+  summary->reduced_camera_factorization_given = options.reduced_camera_factorization;
 }
 
 void Solve(const Solver::Options& options, ceres::Problem* problem, ceres::Solver::Summary* summary) {

@@ -12,7 +12,10 @@
 //
 // With sqrt_linear_solver_type == CERES_LINEAR_SOLVER (the default) the call is
 // forwarded unchanged to ceres::Solve, so the same binary can run every Ceres
-// solver and the square-root one.
+// solver and the square-root one. With SQRT_AUTOMATIC the square-root
+// counterpart of linear_solver_type runs (DENSE_SCHUR and SPARSE_SCHUR ->
+// SQRT_SPARSE_SCHUR, ITERATIVE_SCHUR -> SQRT_ITERATIVE_SCHUR), everything
+// else goes to ceres::Solve: the one-line change for a pipeline.
 //
 // With SQRT_ITERATIVE_SCHUR the problem is solved by square-root bundle
 // adjustment (Demmel, Sommer, Cremers, Usenko: "Square Root Bundle Adjustment
@@ -52,6 +55,19 @@ enum SqrtLinearSolverType : int {
   // otherwise (Options::reduced_camera_factorization). Exact steps, as Ceres'
   // SPARSE_SCHUR / DENSE_SCHUR, for small and medium problems.
   SQRT_SPARSE_SCHUR = 2,
+  // The square-root counterpart of ceres::Solver::Options::linear_solver_type,
+  // for pipelines that choose Ceres' solver by problem size (COLMAP, Theia,
+  // OpenMVG, ...): one changed call keeps their rule.
+  //   DENSE_SCHUR      -> SQRT_SPARSE_SCHUR with DENSE_FACTORIZATION (unless
+  //                       reduced_camera_factorization says otherwise);
+  //   SPARSE_SCHUR     -> SQRT_SPARSE_SCHUR;
+  //   ITERATIVE_SCHUR  -> SQRT_ITERATIVE_SCHUR (preconditioner as given);
+  //   any other type   -> ceres::Solve, unchanged.
+  // Options the square-root solvers do not implement (see docs/solver.md)
+  // also send the problem to ceres::Solve unchanged instead of being refused.
+  // The summary's sqrt_linear_solver_type_used says what ran, and a
+  // pass-through's message says why.
+  SQRT_AUTOMATIC = 3,
 };
 
 // SQRT_SPARSE_SCHUR: how the reduced camera matrix is factored.
@@ -79,7 +95,7 @@ enum Precision : int {
 
 const char* SqrtLinearSolverTypeToString(SqrtLinearSolverType type);
 // Accepts the names above, case-insensitively ("sqrt_iterative_schur",
-// "sqrt_sparse_schur").
+// "sqrt_sparse_schur", "sqrt_automatic").
 bool StringToSqrtLinearSolverType(std::string value,
                                   SqrtLinearSolverType* type);
 const char* PrecisionToString(Precision precision);
@@ -162,7 +178,8 @@ class Solver {
   struct Summary : public ceres::Solver::Summary {
     SqrtLinearSolverType sqrt_linear_solver_type_given = CERES_LINEAR_SOLVER;
     // CERES_LINEAR_SOLVER when the problem went to ceres::Solve (the option
-    // asked for it, or there was no landmark to eliminate).
+    // asked for it, minimizer_type = LINE_SEARCH, SQRT_AUTOMATIC chose
+    // Ceres, or there was no landmark to eliminate); never SQRT_AUTOMATIC.
     SqrtLinearSolverType sqrt_linear_solver_type_used = CERES_LINEAR_SOLVER;
     Precision precision_given = DOUBLE_PRECISION;
     // The precision of the last step's linear algebra.

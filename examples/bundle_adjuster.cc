@@ -95,6 +95,12 @@ DEFINE_string(precision, "double",
               "solver's linear algebra (only with sqrt_iterative_schur, or "
               "sqrt_sparse_schur, whose reduced camera matrix and Cholesky "
               "are always double).");
+DEFINE_bool(sqrt_automatic, false,
+            "Solve with sqrt_linear_solver_type = SQRT_AUTOMATIC: the "
+            "square-root counterpart of --linear_solver (dense_schur, "
+            "sparse_schur -> sqrt_sparse_schur; iterative_schur -> "
+            "sqrt_iterative_schur; other solvers, and options the square-root "
+            "solvers lack, by Ceres), as a pipeline would switch.");
 DEFINE_string(reduced_camera_factorization, "automatic",
               "With sqrt_sparse_schur: automatic, dense or sparse Cholesky "
               "of the reduced camera matrix (automatic: dense when it needs "
@@ -197,10 +203,20 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
              "' (expected double or single)";
     return false;
   }
-  if (!sqrt_solver && options.precision != DOUBLE_PRECISION) {
+  if (FLAGS_sqrt_automatic) {
+    if (sqrt_solver) {
+      *error = "--sqrt_automatic chooses the square-root counterpart of a "
+               "Ceres --linear_solver; --linear_solver=" + FLAGS_linear_solver +
+               " already is a square-root solver";
+      return false;
+    }
+    options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+  }
+  if (!sqrt_solver && !FLAGS_sqrt_automatic &&
+      options.precision != DOUBLE_PRECISION) {
     *error = "--precision=" + FLAGS_precision +
-             " needs --linear_solver=sqrt_iterative_schur or sqrt_sparse_schur "
-             "(Ceres' solvers are double precision; see "
+             " needs --linear_solver=sqrt_iterative_schur or sqrt_sparse_schur, "
+             "or --sqrt_automatic (Ceres' solvers are double precision; see "
              "--mixed_precision_solves, which sparse solvers support with "
              "--sparse_linear_algebra_library=eigen_sparse)";
     return false;
@@ -341,6 +357,11 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
     }
     setup->precision_name =
         options.use_mixed_precision_solves ? "mixed" : "double";
+    if (FLAGS_sqrt_automatic) {
+      setup->solver_name = "sqrt_automatic+" + setup->solver_name;
+      setup->precision_name =
+          options.precision == SINGLE_PRECISION ? "single" : "double";
+    }
   }
   return true;
 }

@@ -173,16 +173,18 @@ TEST(FailureModes, EveryInvalidOptionWithItsMessage) {
       {[](Solver::Options* o) { o->line_search_type = ceres::ARMIJO; },
        "Invalid configuration: Solver::Options::line_search_type = ARMIJO. When using (L)BFGS, "
        "Solver::Options::line_search_type must be set to WOLFE."},
-      {[](Solver::Options* o) { o->minimizer_type = ceres::LINE_SEARCH; },
-       v + "minimizer_type = LINE_SEARCH" + u + "the square-root solver is a trust-region solver."},
       {[](Solver::Options* o) { o->trust_region_strategy_type = ceres::DOGLEG; },
        v + "trust_region_strategy_type = DOGLEG" + u + "only LEVENBERG_MARQUARDT is implemented."},
-      {[](Solver::Options* o) { o->preconditioner_type = ceres::CLUSTER_JACOBI; },
-       v + "preconditioner_type = CLUSTER_JACOBI" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
-      {[](Solver::Options* o) { o->preconditioner_type = ceres::CLUSTER_TRIDIAGONAL; },
-       v + "preconditioner_type = CLUSTER_TRIDIAGONAL" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
       {[](Solver::Options* o) { o->preconditioner_type = ceres::SUBSET; },
-       v + "preconditioner_type = SUBSET" + u + "use SCHUR_JACOBI, JACOBI or IDENTITY."},
+       v + "preconditioner_type = SUBSET" + u +
+           "use SCHUR_JACOBI, JACOBI, IDENTITY, CLUSTER_JACOBI or CLUSTER_TRIDIAGONAL."},
+      {[](Solver::Options* o) {
+         o->preconditioner_type = ceres::CLUSTER_JACOBI;
+         o->use_explicit_reduced_rows = true;
+       },
+       v + "preconditioner_type = CLUSTER_JACOBI" + u +
+           "with use_explicit_reduced_rows = true use SCHUR_JACOBI, JACOBI or IDENTITY (the visibility-based "
+           "preconditioners are formed from the projected rows)."},
       {[](Solver::Options* o) { o->use_inner_iterations = true; },
        v + "use_inner_iterations = true" + u + "inner iterations are not implemented."},
       {[](Solver::Options* o) { o->check_gradients = true; },

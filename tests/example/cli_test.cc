@@ -130,6 +130,10 @@ TEST(ExampleCli, BadFlagValues) {
        "unknown --blocks_for_inner_iterations 'all'"},
       {"--csv=/nonexistent_folder/x.csv",
        "/nonexistent_folder/x.csv: cannot open for writing"},
+      {"--linear_solver=sqrt_sparse_schur --sqrt_automatic",
+       "--sqrt_automatic chooses the square-root counterpart of a Ceres "
+       "--linear_solver; --linear_solver=sqrt_sparse_schur already is a "
+       "square-root solver"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.flags);
@@ -245,6 +249,29 @@ TEST(ExampleCli, SqrtSolverRowsNameSolverAndPrecision) {
   EXPECT_EQ(fields[2], "valid_small.txt.bz2");
   EXPECT_EQ(fields[12], "-1");  // this small problem stays in single precision
   EXPECT_GT(std::stod(fields[16]), 0.0);  // linear solver time
+}
+
+// --sqrt_automatic: the square-root counterpart of the Ceres solver, what ran
+// in the summary, the pair in the CSV's solver column; single precision is
+// accepted with it.
+TEST(ExampleCli, SqrtAutomaticRunsTheCounterpart) {
+  TempDir dir;
+  const std::string summary = dir.Path("summary.csv");
+  const CommandResult result = RunAdjuster(
+      "--input='" + kData + "/valid_small.txt.bz2' --num_iterations=2 "
+      "--linear_solver=dense_schur --sqrt_automatic --precision=single "
+      "--summary_csv='" + summary + "'",
+      dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("SQRT_AUTOMATIC"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("SQRT_SPARSE_SCHUR"), std::string::npos) << result.out;
+  const std::vector<std::string> lines =
+      SplitLines(testing_util::ReadFile(summary));
+  ASSERT_EQ(lines.size(), 2u);
+  const std::vector<std::string> fields = SplitFields(lines[1]);
+  ASSERT_EQ(fields.size(), 19u);
+  EXPECT_EQ(fields[0], "sqrt_automatic+dense_schur");
+  EXPECT_EQ(fields[1], "single");
 }
 
 // --write_bal writes the problem before normalization: reading the file gives

@@ -204,6 +204,7 @@ struct Variant {
   bool user_ordering;  // points in group 0, cameras in group 1
   bool perturb_and_preprocess;
   int num_threads;
+  ceres::PreconditionerType preconditioner = ceres::SCHUR_JACOBI;
 };
 
 // Solves a copy of `read` as bundle_adjuster would; `bal` receives the
@@ -247,7 +248,7 @@ SolveRun SolveVariant(const BalProblem& read, const Variant& v, BalProblem* bal)
   Solver::Options options;
   options.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
   options.linear_solver_type = ceres::ITERATIVE_SCHUR;
-  options.preconditioner_type = ceres::SCHUR_JACOBI;
+  options.preconditioner_type = v.preconditioner;
   options.precision = v.precision;
   options.max_num_iterations = 2;
   options.num_threads = v.num_threads;
@@ -306,8 +307,9 @@ SolveOutcome FuzzSolve(const uint8_t* data, size_t size) {
 
   const Variant kDouble = {"double", DOUBLE_PRECISION, false, false, false, false, 1};
   const Variant kSingle = {"single", SINGLE_PRECISION, false, false, false, false, 1};
-  const Variant kSingleHuber = {"single-quaternions-huber", SINGLE_PRECISION, true, true,
-                                true, true, 2};
+  // With the visibility-based preconditioner (clusters, forest, retry).
+  const Variant kSingleHuber = {"single-quaternions-huber-cluster-tridiagonal", SINGLE_PRECISION, true, true,
+                                true, true, 2, ceres::CLUSTER_TRIDIAGONAL};
   const Variant kDouble2 = {"double-2threads", DOUBLE_PRECISION, false, false, false, false, 2};
 
   BalProblem solved_double, solved_single, solved_single_huber, solved_double2;

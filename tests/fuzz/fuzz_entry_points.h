@@ -75,9 +75,10 @@ struct SolveOutcome {
 //   "double":  angle-axis cameras, no loss, automatic ordering, 1 thread;
 //   "single":  the same in single precision (no loss: residuals beyond the
 //              range of a float reach the landmark blocks as they are);
-//   "single-quaternions-huber": single precision, quaternion cameras with
-//              manifolds, Huber loss, points-first ordering, perturbation and
-//              the paper's preprocessing, 2 threads;
+//   "single-quaternions-huber-cluster-tridiagonal": single precision,
+//              quaternion cameras with manifolds, Huber loss, points-first
+//              ordering, perturbation and the paper's preprocessing, 2
+//              threads, the CLUSTER_TRIDIAGONAL preconditioner;
 //   "double-2threads": "double" again with 2 threads, which must give
 //              bit-identical parameters, costs and iterations.
 // Checks: the termination type is one a solve without callbacks can give; a

@@ -28,7 +28,9 @@ void ReducedCameraPcg<Scalar>::SetPoseDamping(const double* camera_d) {
 template <typename Scalar>
 bool ReducedCameraPcg<Scalar>::Solve(LinearOperator<Scalar>* system, const PcgOptions& options,
                                      double* y_cameras, LinearSolverSummary* summary) {
-  *summary = pcg_.Solve(system, preconditioner_.get(), rhs_.data(), solution_.data(), options);
+  LinearOperator<Scalar>* preconditioner =
+      other_preconditioner_ != nullptr ? other_preconditioner_ : preconditioner_.get();
+  *summary = pcg_.Solve(system, preconditioner, rhs_.data(), solution_.data(), options);
   if (summary->termination == LinearSolverTermination::kFailure ||
       summary->termination == LinearSolverTermination::kFatalError) {
     return false;

@@ -27,9 +27,15 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+class VisibilityPreconditionerPlan;
+
 // The options of the iterative square-root solvers, from Solver::Options.
 struct IterativeSchurOptions {
   ceres::PreconditionerType preconditioner = ceres::SCHUR_JACOBI;
+  // CLUSTER_JACOBI, CLUSTER_TRIDIAGONAL: the clusters and the plan of the
+  // preconditioner's matrix, made once per solve by the factory
+  // (cameras/visibility_based_preconditioner.h).
+  const VisibilityPreconditionerPlan* visibility = nullptr;
   int min_num_iterations = 0;
   int max_num_iterations = 500;
 
@@ -58,8 +64,10 @@ class ReducedCameraPcg {
   // Stays valid for the solver's lifetime: give it to the system's SetDamping.
   const Scalar* damping_squared() const { return damping_squared_.data(); }
 
-  // nullptr for IDENTITY.
+  // nullptr for IDENTITY and the visibility-based preconditioners, which
+  // the solver owns and hands over with SetPreconditioner.
   BlockJacobiPreconditioner<Scalar>* preconditioner() { return preconditioner_.get(); }
+  void SetPreconditioner(LinearOperator<Scalar>* preconditioner) { other_preconditioner_ = preconditioner; }
   // The reduced right-hand side B^T r^, filled by the solver before Solve.
   std::vector<Scalar>& rhs() { return rhs_; }
   const std::vector<Scalar>& rhs() const { return rhs_; }
@@ -71,6 +79,7 @@ class ReducedCameraPcg {
 
  private:
   std::unique_ptr<BlockJacobiPreconditioner<Scalar>> preconditioner_;
+  LinearOperator<Scalar>* other_preconditioner_ = nullptr;
   Pcg<Scalar> pcg_;
   std::vector<double> damping_squared_double_;
   std::vector<Scalar> damping_squared_;

@@ -1,5 +1,7 @@
 #include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
 
+#include <utility>
+
 #include "ceres_sqrtba/internal/direct/dense_cholesky.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_matrix.h"
 
@@ -8,7 +10,11 @@ namespace internal {
 
 CameraFactorizationPlan::CameraFactorizationPlan(const ProblemStructure& s,
                                                  ReducedCameraFactorization factorization)
-    : pattern_(s) {
+    : CameraFactorizationPlan(ReducedCameraPattern(s), factorization) {}
+
+CameraFactorizationPlan::CameraFactorizationPlan(ReducedCameraPattern pattern,
+                                                 ReducedCameraFactorization factorization)
+    : pattern_(std::move(pattern)) {
   if (factorization == DENSE_FACTORIZATION) return;
   sparse_ = PlanSparseCholesky(pattern_);
   if (factorization == SPARSE_FACTORIZATION) {

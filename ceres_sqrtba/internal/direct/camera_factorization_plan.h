@@ -40,6 +40,9 @@ class CameraFactorizationPlan {
   static double DenseFlops(int64_t n);
 
   CameraFactorizationPlan(const ProblemStructure& s, ReducedCameraFactorization factorization);
+  // The same for a matrix of another pattern (a visibility-based
+  // preconditioner's subset of S).
+  CameraFactorizationPlan(ReducedCameraPattern pattern, ReducedCameraFactorization factorization);
 
   const ReducedCameraPattern& pattern() const { return pattern_; }
   bool dense() const { return dense_; }

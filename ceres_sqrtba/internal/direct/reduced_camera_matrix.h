@@ -97,6 +97,20 @@ class ReducedCameraMatrix {
   // per-chunk copies fit, adds the group's diagonal blocks.
   void BeginChunk(int chunk);
   void VisitGroup(int chunk, int g, const double* q1, const Scalar* hot);
+  // That pass's visitor, for ProjectedLandmarkBlocks::Damp.
+  class RowsVisitor : public ProjectedLandmarkBlocks<Scalar>::Visitor {
+   public:
+    RowsVisitor(const ProjectedLandmarkBlocks<Scalar>& blocks, ReducedCameraMatrix* matrix)
+        : blocks_(blocks), matrix_(matrix) {}
+    void BeginChunk(int chunk) override { matrix_->BeginChunk(chunk); }
+    void Visit(int chunk, int group, const double* q1) override {
+      matrix_->VisitGroup(chunk, group, q1, blocks_.hot_rows(group));
+    }
+
+   private:
+    const ProjectedLandmarkBlocks<Scalar>& blocks_;
+    ReducedCameraMatrix* matrix_;
+  };
 
   // S from the last pass's W and diagonal sums, the camera Jacobian in
   // `blocks` and the pose damping D_p (reduced camera vector). False when an

@@ -7,7 +7,9 @@
 namespace ceres_sqrtba {
 namespace internal {
 
-ReducedCameraPattern::ReducedCameraPattern(const ProblemStructure& s) {
+ReducedCameraPattern::ReducedCameraPattern(const ProblemStructure& s) : ReducedCameraPattern(s, nullptr) {}
+
+ReducedCameraPattern::ReducedCameraPattern(const ProblemStructure& s, const std::function<bool(int, int)>& keep) {
   const int num_cameras = static_cast<int>(s.cameras.size());
   camera_offset_.assign(num_cameras + 1, 0);
   for (int c = 0; c < num_cameras; ++c) {
@@ -32,7 +34,7 @@ ReducedCameraPattern::ReducedCameraPattern(const ProblemStructure& s) {
         const int other = s.parameter_blocks[s.group_cameras[e]].camera_index;
         if (other < c && seen[other] != c) {
           seen[other] = c;
-          rows.push_back(other);
+          if (!keep || keep(other, c)) rows.push_back(other);
         }
       }
     }

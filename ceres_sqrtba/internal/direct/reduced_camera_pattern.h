@@ -27,6 +27,7 @@
 #define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_PATTERN_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
@@ -37,6 +38,10 @@ namespace internal {
 class ReducedCameraPattern {
  public:
   explicit ReducedCameraPattern(const ProblemStructure& s);
+  // Only the off-diagonal blocks (c', c), c' < c, for which keep(c', c) is
+  // true (the visibility-based preconditioners' subsets of S,
+  // cameras/visibility_based_preconditioner.h); the diagonal ones always.
+  ReducedCameraPattern(const ProblemStructure& s, const std::function<bool(int, int)>& keep);
 
   int num_cameras() const { return static_cast<int>(camera_offset_.size()) - 1; }
   // n: rows and columns of S (the reduced camera vector).

@@ -150,8 +150,6 @@ std::vector<BadInputCase> BadInputCases() {
        [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) {
          o->trust_region_strategy_type = ceres::DOGLEG;
        }},
-      {"line search",
-       [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->minimizer_type = ceres::LINE_SEARCH; }},
       {"inner iterations",
        [](testing::SyntheticBa*, ceres::Problem*, Solver::Options* o) { o->use_inner_iterations = true; }},
       {"check gradients",
@@ -218,6 +216,8 @@ TEST(SqrtSparseSchurOptions, PreconditionerIsIrrelevantIterationOptionsAreChecke
   const Solver::Summary s = testing::SolveCopy(ba, o);
   EXPECT_TRUE(s.IsSolutionUsable()) << s.message;
   EXPECT_LT(s.final_cost, s.initial_cost);
+  o.preconditioner_type = ceres::SUBSET;
+  EXPECT_TRUE(o.IsValid(&error)) << error;
   o.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
   EXPECT_FALSE(o.IsValid(&error));
   o.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;

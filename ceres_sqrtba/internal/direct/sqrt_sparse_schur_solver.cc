@@ -9,23 +9,6 @@ namespace ceres_sqrtba {
 namespace internal {
 namespace {
 
-// W_b = Q1^T Jp of each landmark and its diagonal blocks, right after its
-// thin QR (the rows and the double Q1 are in cache).
-template <typename Scalar>
-class MarginalizedRowsVisitor : public ProjectedLandmarkBlocks<Scalar>::Visitor {
- public:
-  MarginalizedRowsVisitor(const ProjectedLandmarkBlocks<Scalar>& blocks, ReducedCameraMatrix<Scalar>* matrix)
-      : blocks_(blocks), matrix_(matrix) {}
-  void BeginChunk(int chunk) override { matrix_->BeginChunk(chunk); }
-  void Visit(int chunk, int group, const double* q1) override {
-    matrix_->VisitGroup(chunk, group, q1, blocks_.hot_rows(group));
-  }
-
- private:
-  const ProjectedLandmarkBlocks<Scalar>& blocks_;
-  ReducedCameraMatrix<Scalar>* matrix_;
-};
-
 LinearSolverSummary NotFinite(const char* what) {
   LinearSolverSummary summary;
   summary.termination = LinearSolverTermination::kFailure;
@@ -55,7 +38,7 @@ JacobianWriter* SqrtSparseSchurSolver<Scalar>::writer() {
 template <typename Scalar>
 LinearSolverSummary SqrtSparseSchurSolver<Scalar>::Solve(const double* d, double /*eta*/, double* y,
                                                          double* jy_squared_norm) {
-  MarginalizedRowsVisitor<Scalar> visitor(blocks_, &matrix_);
+  typename ReducedCameraMatrix<Scalar>::RowsVisitor visitor(blocks_, &matrix_);
   blocks_.Damp(d, rhs_.data(), &visitor);
   if (!std::all_of(rhs_.begin(), rhs_.end(), [](double v) { return std::isfinite(v); })) {
     return NotFinite("right-hand side");

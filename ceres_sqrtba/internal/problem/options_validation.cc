@@ -18,12 +18,12 @@ std::string Violation(const char* name, const T& value, const char* op, const U&
   return ss.str();
 }
 
+// "Solver::Options::<name> = <value> is not supported by <solver>: <why>".
 std::string Unsupported(const Solver::Options& options, const char* name, const std::string& value,
                         const char* why) {
   std::ostringstream ss;
-  ss << "Invalid configuration. Solver::Options::" << name << " = " << value
-     << " is not supported by " << SqrtLinearSolverTypeToString(options.sqrt_linear_solver_type)
-     << ": " << why;
+  ss << "Solver::Options::" << name << " = " << value << " is not supported by "
+     << SqrtLinearSolverTypeToString(options.sqrt_linear_solver_type) << ": " << why;
   return ss.str();
 }
 
@@ -111,17 +111,16 @@ bool ValidateCeresOptions(const ceres::Solver::Options& options, std::string* er
   return true;
 }
 
-bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
+bool ValidateSqrtOptionValues(const Solver::Options& options, std::string* error) {
   if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR &&
       options.sqrt_linear_solver_type != SQRT_SPARSE_SCHUR) {
     *error = Violation("sqrt_linear_solver_type", static_cast<int>(options.sqrt_linear_solver_type),
-                       "is one of", "CERES_LINEAR_SOLVER, SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR");
+                       "is one of",
+                       "CERES_LINEAR_SOLVER, SQRT_ITERATIVE_SCHUR, SQRT_SPARSE_SCHUR, SQRT_AUTOMATIC");
     return false;
   }
-  // The preconditioner means nothing to the direct SQRT_SPARSE_SCHUR; the
-  // forcing sequence and the iteration limits are checked for both, as Ceres
-  // checks them for every linear solver.
-  const bool iterative = options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR;
+  // The forcing sequence and the iteration limits are checked for both
+  // square-root solvers, as Ceres checks them for every linear solver.
   if (options.precision != DOUBLE_PRECISION && options.precision != SINGLE_PRECISION) {
     *error = Violation("precision", static_cast<int>(options.precision), "is one of",
                        "DOUBLE_PRECISION, SINGLE_PRECISION");
@@ -157,7 +156,7 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
   SQRTBA_CHECK_OPTION(min_linear_solver_iterations, >=, 0);
   if (options.max_linear_solver_iterations < kMinMaxLinearSolverIterations) {
     *error = Violation("max_linear_solver_iterations", options.max_linear_solver_iterations, ">=",
-                       kMinMaxLinearSolverIterations);
+                                    kMinMaxLinearSolverIterations);
     return false;
   }
   SQRTBA_CHECK_OPTION_PAIR(min_linear_solver_iterations, <=, max_linear_solver_iterations);
@@ -187,55 +186,6 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
              ". When using (L)BFGS, Solver::Options::line_search_type must be set to WOLFE.";
     return false;
   }
-  if (options.minimizer_type != ceres::TRUST_REGION) {
-    *error = Unsupported(options, "minimizer_type",
-                         ceres::MinimizerTypeToString(options.minimizer_type),
-                         "the square-root solver is a trust-region solver.");
-    return false;
-  }
-  if (options.trust_region_strategy_type != ceres::LEVENBERG_MARQUARDT) {
-    *error = Unsupported(options, "trust_region_strategy_type",
-                         ceres::TrustRegionStrategyTypeToString(options.trust_region_strategy_type),
-                         "only LEVENBERG_MARQUARDT is implemented.");
-    return false;
-  }
-  if (iterative && options.preconditioner_type != ceres::IDENTITY &&
-      options.preconditioner_type != ceres::JACOBI &&
-      options.preconditioner_type != ceres::SCHUR_JACOBI) {
-    *error = Unsupported(options, "preconditioner_type",
-                         ceres::PreconditionerTypeToString(options.preconditioner_type),
-                         "use SCHUR_JACOBI, JACOBI or IDENTITY.");
-    return false;
-  }
-#if CERES_SQRTBA_CERES_2_2
-  // Ceres 2.2 refuses mixed precision with ITERATIVE_SCHUR; the square-root
-  // solvers have their own switch.
-  if (options.use_mixed_precision_solves) {
-    *error = Unsupported(options, "use_mixed_precision_solves", "true",
-                         "set Solver::Options::precision = SINGLE_PRECISION instead.");
-    return false;
-  }
-  if (options.use_spse_initialization) {
-    *error = Unsupported(options, "use_spse_initialization", "true",
-                         "PCG starts from zero, as with SCHUR_JACOBI in Ceres.");
-    return false;
-  }
-#endif
-  if (options.use_inner_iterations) {
-    *error = Unsupported(options, "use_inner_iterations", "true",
-                         "inner iterations are not implemented.");
-    return false;
-  }
-  if (options.check_gradients) {
-    *error = Unsupported(options, "check_gradients", "true",
-                         "check gradients with ceres::Solve (or ceres::GradientChecker) first.");
-    return false;
-  }
-  if (!options.trust_region_minimizer_iterations_to_dump.empty()) {
-    *error = Unsupported(options, "trust_region_minimizer_iterations_to_dump", "non-empty",
-                         "the square-root solver has no sparse Jacobian to dump.");
-    return false;
-  }
   for (size_t i = 0; i < options.callbacks.size(); ++i) {
     if (options.callbacks[i] == nullptr) {
       std::ostringstream ss;
@@ -245,6 +195,63 @@ bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
     }
   }
   return true;
+}
+
+std::string UnsupportedSqrtOption(const Solver::Options& options) {
+  // The preconditioner means nothing to the direct SQRT_SPARSE_SCHUR.
+  const bool iterative = options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR;
+  // (minimizer_type = LINE_SEARCH never gets here: solve/solver_choice.h
+  // sends it to ceres::Solve.)
+  if (options.trust_region_strategy_type != ceres::LEVENBERG_MARQUARDT) {
+    return Unsupported(options, "trust_region_strategy_type",
+                       ceres::TrustRegionStrategyTypeToString(options.trust_region_strategy_type),
+                       "only LEVENBERG_MARQUARDT is implemented.");
+  }
+  const ceres::PreconditionerType preconditioner = options.preconditioner_type;
+  const bool clusters = preconditioner == ceres::CLUSTER_JACOBI || preconditioner == ceres::CLUSTER_TRIDIAGONAL;
+  if (iterative && preconditioner != ceres::IDENTITY && preconditioner != ceres::JACOBI &&
+      preconditioner != ceres::SCHUR_JACOBI && !clusters) {
+    return Unsupported(options, "preconditioner_type", ceres::PreconditionerTypeToString(preconditioner),
+                       "use SCHUR_JACOBI, JACOBI, IDENTITY, CLUSTER_JACOBI or CLUSTER_TRIDIAGONAL.");
+  }
+  if (iterative && clusters && options.use_explicit_reduced_rows) {
+    return Unsupported(options, "preconditioner_type", ceres::PreconditionerTypeToString(preconditioner),
+                       "with use_explicit_reduced_rows = true use SCHUR_JACOBI, JACOBI or IDENTITY (the "
+                       "visibility-based preconditioners are formed from the projected rows).");
+  }
+#if CERES_SQRTBA_CERES_2_2
+  // Ceres 2.2 refuses mixed precision with ITERATIVE_SCHUR; the square-root
+  // solvers have their own switch.
+  if (options.use_mixed_precision_solves) {
+    return Unsupported(options, "use_mixed_precision_solves", "true",
+                       "set Solver::Options::precision = SINGLE_PRECISION instead.");
+  }
+  if (options.use_spse_initialization) {
+    return Unsupported(options, "use_spse_initialization", "true",
+                       "PCG starts from zero, as with SCHUR_JACOBI in Ceres.");
+  }
+#endif
+  if (options.use_inner_iterations) {
+    return Unsupported(options, "use_inner_iterations", "true",
+                       "inner iterations are not implemented.");
+  }
+  if (options.check_gradients) {
+    return Unsupported(options, "check_gradients", "true",
+                       "check gradients with ceres::Solve (or ceres::GradientChecker) first.");
+  }
+  if (!options.trust_region_minimizer_iterations_to_dump.empty()) {
+    return Unsupported(options, "trust_region_minimizer_iterations_to_dump", "non-empty",
+                       "the square-root solver has no sparse Jacobian to dump.");
+  }
+  return "";
+}
+
+bool ValidateSqrtOptions(const Solver::Options& options, std::string* error) {
+  if (!ValidateSqrtOptionValues(options, error)) return false;
+  const std::string unsupported = UnsupportedSqrtOption(options);
+  if (unsupported.empty()) return true;
+  *error = "Invalid configuration. " + unsupported;
+  return false;
 }
 
 #undef SQRTBA_CHECK_OPTION

@@ -11,6 +11,18 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+// The options of a square-root solve (sqrt_linear_solver_type is
+// SQRT_ITERATIVE_SCHUR or SQRT_SPARSE_SCHUR, SQRT_AUTOMATIC already resolved:
+// solve/solver_choice.h), in two parts:
+//   ValidateSqrtOptionValues: values out of range or inconsistent, judged as
+//     Ceres' IsValid judges them (and the options ceres_sqrtba adds);
+//   UnsupportedSqrtOption: valid options the square-root solvers do not
+//     implement ("" when there is none). A problem without landmarks goes to
+//     ceres::Solve before this is asked, and SQRT_AUTOMATIC sends a problem
+//     with such an option to ceres::Solve instead of refusing it.
+// ValidateSqrtOptions is both (Solver::Options::IsValid).
+bool ValidateSqrtOptionValues(const Solver::Options& options, std::string* error);
+std::string UnsupportedSqrtOption(const Solver::Options& options);
 bool ValidateSqrtOptions(const Solver::Options& options, std::string* error);
 
 // CERES_LINEAR_SOLVER: ceres::Solver::Options::IsValid, then the combinations

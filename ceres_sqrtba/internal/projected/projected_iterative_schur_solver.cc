@@ -17,6 +17,11 @@ ProjectedIterativeSchurSolver<Scalar>::ProjectedIterativeSchurSolver(
       cameras_(s, partition, options.preconditioner),
       rhs_double_(s.num_camera_parameters) {
   if (options.preconditioner == ceres::JACOBI) camera_gram_ = std::make_unique<CameraGram>(s, partition);
+  if (options.visibility != nullptr) {
+    visibility_ = std::make_unique<VisibilityBasedPreconditioner<Scalar>>(s, layout, partition,
+                                                                          *options.visibility, blocks_);
+    cameras_.SetPreconditioner(visibility_.get());
+  }
   system_.SetDamping(cameras_.damping_squared());
 }
 
@@ -70,7 +75,8 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
   } visitor;
   visitor.preconditioner = preconditioner;
   visitor.fn = &reduced_gram;
-  blocks_.Damp(d, rhs_double_.data(), visit ? &visitor : nullptr);
+  blocks_.Damp(d, rhs_double_.data(),
+               visibility_ != nullptr ? visibility_->visitor() : visit ? &visitor : nullptr);
   std::vector<Scalar>& rhs = cameras_.rhs();
   for (size_t i = 0; i < rhs.size(); ++i) rhs[i] = static_cast<Scalar>(rhs_double_[i]);
   cameras_.SetPoseDamping(d + s_.camera_tangent_begin);
@@ -84,6 +90,9 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
     // JACOBI: Jc^T Jc + lambda D_c^2.
     EnsureCameraGram();
     preconditioner->Invert(camera_gram_.get(), cameras_.damping_squared_double(), context_);
+  } else if (visibility_ != nullptr) {
+    const LinearSolverSummary update = visibility_->Update(d + s_.camera_tangent_begin, context_);
+    if (update.termination != LinearSolverTermination::kSuccess) return update;
   }
   LinearSolverSummary summary;
   if (cameras_.Solve(&system_, options_.ForSolve(eta), y + s_.camera_tangent_begin, &summary)) {

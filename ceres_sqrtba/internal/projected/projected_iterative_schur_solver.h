@@ -6,7 +6,9 @@
 //      Householder QR (Q1, R^; projected_landmark_blocks.h), and form the
 //      reduced right-hand side B^T r^ = Jp^T (r - Q1 Q1^T r) in double,
 //   2. solve the reduced camera system by PCG with the block-Jacobi
-//      preconditioner, the product applied as Jp^T (u - Q1 Q1^T u), u = Jp x
+//      preconditioner (or a visibility-based one, formed from W = Q1^T Jp
+//      taken in step 1's pass: cameras/visibility_based_preconditioner.h),
+//      the product applied as Jp^T (u - Q1 Q1^T u), u = Jp x
 //      (paper eq. (cg_mult) with B = Q^_2^T Jp never stored),
 //   3. back-substitute y_l = R^-1 Q1^T (r - Jp y_p) and sum |J y|^2 directly.
 //
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "ceres_sqrtba/internal/cameras/block_jacobi_preconditioner.h"
+#include "ceres_sqrtba/internal/cameras/visibility_based_preconditioner.h"
 #include "ceres_sqrtba/internal/solvers/linear_solver.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/cameras/pcg.h"
@@ -65,6 +68,8 @@ class ProjectedIterativeSchurSolver : public LinearSolver {
   std::unique_ptr<CameraGram> camera_gram_;
   bool camera_gram_valid_ = false;
   ReducedCameraPcg<Scalar> cameras_;
+  // CLUSTER_JACOBI, CLUSTER_TRIDIAGONAL.
+  std::unique_ptr<VisibilityBasedPreconditioner<Scalar>> visibility_;
   std::vector<double> rhs_double_;  // B^T r^, summed in double
 };
 

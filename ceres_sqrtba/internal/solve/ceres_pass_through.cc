@@ -19,7 +19,7 @@ void Record(const Solver::Options& options, Solver::Summary* summary) {
 
 }  // namespace
 
-void SolveWithCeres(const Solver::Options& options, ceres::Problem* problem,
+void SolveWithCeres(const Solver::Options& options, const std::string& reason, ceres::Problem* problem,
                     Solver::Summary* summary) {
   *summary = Solver::Summary();
   Record(options, summary);
@@ -35,13 +35,16 @@ void SolveWithCeres(const Solver::Options& options, ceres::Problem* problem,
     return;
   }
   ceres::Solve(options, problem, summary);
+  if (!reason.empty()) summary->message += " [ceres_sqrtba: " + reason + "; solved by ceres::Solve]";
 }
 
 void SolveWithoutLandmarks(const Solver::Options& options, ceres::Problem* problem,
                            Solver::Summary* summary) {
   ceres::Solver::Options ceres_options = options;
   const bool sparse = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR;
-  ceres_options.linear_solver_type = sparse ? ceres::SPARSE_SCHUR : ceres::ITERATIVE_SCHUR;
+  ceres_options.linear_solver_type =
+      !sparse ? ceres::ITERATIVE_SCHUR
+              : (options.reduced_camera_factorization == DENSE_FACTORIZATION ? ceres::DENSE_SCHUR : ceres::SPARSE_SCHUR);
   // The square-root solvers take no sparse library option; SuiteSparse is
   // what this build links (and another value can crash Ceres 2.2 here).
   ceres_options.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;

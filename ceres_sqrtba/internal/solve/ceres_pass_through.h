@@ -1,17 +1,23 @@
 // The solves that ceres::Solve does for ceres_sqrtba::Solve:
 //
-// - sqrt_linear_solver_type == CERES_LINEAR_SOLVER: the user's options as
-//   they are, after the checks that catch what Ceres accepts in IsValid but
-//   aborts on later (problem/options_validation.h);
+// - sqrt_linear_solver_type == CERES_LINEAR_SOLVER, or a square-root request
+//   that solver_choice.h sends to Ceres (LINE_SEARCH, SQRT_AUTOMATIC with a
+//   linear solver or an option that has no square-root counterpart): the
+//   user's options as they are, after the checks that catch what Ceres
+//   accepts in IsValid but aborts on later (problem/options_validation.h);
+//   for a square-root request the message ends with why Ceres solved it;
 // - a problem with nothing to eliminate (every variable block is a camera, or
 //   nothing is variable): Ceres' Schur solvers take such problems too (they
 //   switch to CGNR or SPARSE_NORMAL_CHOLESKY, or report CONVERGENCE at once),
 //   so a pipeline that meets one (a frame without points, a fully fixed
 //   problem) keeps working: it goes to ceres::Solve with the Schur solver that
-//   corresponds to the square-root one, in double precision, and the message
-//   says so.
+//   corresponds to the square-root one (ITERATIVE_SCHUR; SPARSE_SCHUR, or
+//   DENSE_SCHUR for the dense factorization), in double precision, and the
+//   message says so.
 #ifndef CERES_SQRTBA_INTERNAL_SOLVE_CERES_PASS_THROUGH_H_
 #define CERES_SQRTBA_INTERNAL_SOLVE_CERES_PASS_THROUGH_H_
+
+#include <string>
 
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/solver.h"
@@ -19,7 +25,9 @@
 namespace ceres_sqrtba {
 namespace internal {
 
-void SolveWithCeres(const Solver::Options& options, ceres::Problem* problem,
+// reason: why a square-root request went to Ceres (empty for
+// CERES_LINEAR_SOLVER).
+void SolveWithCeres(const Solver::Options& options, const std::string& reason, ceres::Problem* problem,
                     Solver::Summary* summary);
 
 void SolveWithoutLandmarks(const Solver::Options& options, ceres::Problem* problem,

@@ -149,6 +149,10 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   }
   RecordProblemSizes(s, summary);
   RecordStructure(s, options.linear_solver_ordering.get(), summary);
+  // What only the square-root solvers cannot do is asked once a problem
+  // without landmarks has gone to ceres::Solve, which can.
+  const std::string unsupported = UnsupportedSqrtOption(options);
+  if (!unsupported.empty()) return fail("Invalid configuration. " + unsupported);
 
   // Memory: checked before the landmark storage is allocated.
   LinearSolverFactory factory(s, options);
@@ -217,7 +221,7 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
   if (problem == nullptr) {
     return RecordFailure(options, "ceres_sqrtba::Solve was called with a null problem.", start_time, summary);
   }
-  if (!ValidateSqrtOptions(options, &error)) return RecordFailure(options, error, start_time, summary);
+  if (!ValidateSqrtOptionValues(options, &error)) return RecordFailure(options, error, start_time, summary);
   // Nothing escapes: memory that is not there ends the solve with FAILURE,
   // the user's blocks as they were.
   try {

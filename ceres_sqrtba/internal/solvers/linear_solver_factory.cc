@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ceres_sqrtba/internal/cameras/visibility_based_preconditioner.h"
 #include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
 #include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
 #include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
@@ -45,6 +46,13 @@ LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver
     block_scalars = explicit_layout_->total_scalars;
   }
   if (sparse_) direct_plan_ = std::make_unique<CameraFactorizationPlan>(s, options.reduced_camera_factorization);
+  const bool clusters = options.preconditioner_type == ceres::CLUSTER_JACOBI ||
+                        options.preconditioner_type == ceres::CLUSTER_TRIDIAGONAL;
+  if (!sparse_ && clusters && !s.cameras.empty()) {
+    visibility_plan_ = std::make_unique<VisibilityPreconditionerPlan>(s, options.preconditioner_type,
+                                                                      options.visibility_clustering_type);
+    iterative_options_.visibility = visibility_plan_.get();
+  }
   const int64_t nc = std::max(1, s.num_camera_parameters);
   const int max_chunks =
       static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(kMaxChunks, block_scalars / (4 * nc))));
@@ -62,7 +70,9 @@ std::string LinearSolverFactory::PlanError() const { return direct_plan_ != null
 int64_t LinearSolverFactory::RequiredBytes(Precision precision) const {
   const bool single = precision == SINGLE_PRECISION;
   if (projected()) {
-    return projected_layout_->RequiredBytes(single ? 4 : 8) + (sparse_ ? direct_plan_->RequiredBytes(s_, partition_) : 0);
+    return projected_layout_->RequiredBytes(single ? 4 : 8) +
+           (sparse_ ? direct_plan_->RequiredBytes(s_, partition_) : 0) +
+           (visibility_plan_ != nullptr ? visibility_plan_->RequiredBytes(s_, partition_) : 0);
   }
   return single ? ExplicitLandmarkBlocks<float>::RequiredBytes(*explicit_layout_)
                 : ExplicitLandmarkBlocks<double>::RequiredBytes(*explicit_layout_);
@@ -89,7 +99,9 @@ int64_t LinearSolverFactory::PlanBytes() const {
 }
 
 const char* LinearSolverFactory::WhatRequiredBytesCounts() const {
-  return sparse_ ? "the landmark blocks, the reduced camera matrix and its factorization" : "the landmark blocks";
+  if (sparse_) return "the landmark blocks, the reduced camera matrix and its factorization";
+  return visibility_plan_ != nullptr ? "the landmark blocks and the preconditioner's matrix and factorization"
+                                     : "the landmark blocks";
 }
 
 std::unique_ptr<LinearSolver> LinearSolverFactory::Create(Precision precision,

@@ -9,8 +9,11 @@
 // blocks (explicit/explicit_landmark_blocks.h); SQRT_SPARSE_SCHUR always uses
 // the projected ones and plans its reduced camera matrix and Cholesky
 // factorization here (direct/camera_factorization_plan.h: pattern, dense or
-// sparse, ordering, factor size), so that the memory check counts them. Only
-// the chosen storage's layout is built.
+// sparse, ordering, factor size), so that the memory check counts them, as
+// it counts the matrix and factorization of SQRT_ITERATIVE_SCHUR's
+// visibility-based preconditioners (CLUSTER_JACOBI, CLUSTER_TRIDIAGONAL:
+// cameras/visibility_based_preconditioner.h), planned here too. Only the
+// chosen storage's layout is built.
 //
 // Work partition: the chunks fix the order of every parallel sum, so they
 // depend on the problem only, never on num_threads (bit-identical results for
@@ -41,6 +44,7 @@ namespace internal {
 struct ExplicitBlockLayout;
 struct ProjectedBlockLayout;
 class CameraFactorizationPlan;
+class VisibilityPreconditionerPlan;
 
 class LinearSolverFactory {
  public:
@@ -57,7 +61,8 @@ class LinearSolverFactory {
   const WorkPartition& partition() const { return partition_; }
 
   // Bytes the solver of one precision allocates: its landmark storage and,
-  // for SQRT_SPARSE_SCHUR, the reduced camera matrix and its factorization.
+  // for SQRT_SPARSE_SCHUR, the reduced camera matrix and its factorization
+  // (for a visibility-based preconditioner: its part of them).
   int64_t RequiredBytes(Precision precision) const;
   // What RequiredBytes counts, for messages ("the landmark blocks").
   const char* WhatRequiredBytesCounts() const;
@@ -77,6 +82,7 @@ class LinearSolverFactory {
   std::unique_ptr<ExplicitBlockLayout> explicit_layout_;
   std::unique_ptr<ProjectedBlockLayout> projected_layout_;
   std::unique_ptr<CameraFactorizationPlan> direct_plan_;
+  std::unique_ptr<VisibilityPreconditionerPlan> visibility_plan_;
   WorkPartition partition_;
 };
 
