@@ -57,8 +57,8 @@ DEFINE_string(linear_solver, "automatic",
               "sqrt_iterative_schur / sqrt_sparse_schur.");
 DEFINE_bool(sqrt_automatic, false,
             "With --linear_solver=automatic: run the square-root counterpart of COLMAP's "
-            "choice (dense_schur and sparse_schur: sqrt_sparse_schur; iterative_schur: "
-            "sqrt_iterative_schur).");
+            "choice (sqrt_linear_solver_type = SQRT_AUTOMATIC: dense_schur and sparse_schur "
+            "-> sqrt_sparse_schur; iterative_schur -> sqrt_iterative_schur).");
 DEFINE_string(preconditioner, "automatic",
               "automatic (schur_jacobi for iterative_schur and sqrt_iterative_schur, as "
               "COLMAP, else Ceres' default), or identity, jacobi, schur_jacobi, "
@@ -101,27 +101,6 @@ void ColmapAutomaticSolver(int num_images, bool has_sparse, Solver::Options* opt
   }
 }
 
-// The square-root counterpart of a Ceres choice: what the library's
-// SQRT_AUTOMATIC (options.sqrt_linear_solver_type = SQRT_AUTOMATIC, being
-// added on main) does; once it is there, this function becomes that one
-// assignment.
-void MapToSquareRoot(Solver::Options* options) {
-  switch (options->linear_solver_type) {
-    case ceres::DENSE_SCHUR:
-    case ceres::SPARSE_SCHUR:
-      options->sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
-      options->linear_solver_type = ceres::SPARSE_SCHUR;
-      break;
-    case ceres::ITERATIVE_SCHUR:
-      options->sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
-      options->preconditioner_type = ceres::SCHUR_JACOBI;
-      break;
-    default:
-      options->sqrt_linear_solver_type = CERES_LINEAR_SOLVER;  // ceres::Solve
-      break;
-  }
-}
-
 struct Setup {
   Solver::Options options;
   std::string solver_name;
@@ -138,11 +117,11 @@ bool SetSolverOptions(int num_images, int num_residuals, Setup* setup, std::stri
     setup->choice = "automatic, COLMAP's rule for " + std::to_string(num_images) + " images: " +
                     Lower(ceres::LinearSolverTypeToString(options.linear_solver_type));
     if (FLAGS_sqrt_automatic) {
-      MapToSquareRoot(&options);
-      if (options.sqrt_linear_solver_type != CERES_LINEAR_SOLVER) {
-        setup->choice += std::string(", square-root counterpart ") +
-                         Lower(SqrtLinearSolverTypeToString(options.sqrt_linear_solver_type));
-      }
+      // The library maps the choice to its square-root counterpart:
+      // DENSE_SCHUR -> SQRT_SPARSE_SCHUR (dense factorization), SPARSE_SCHUR ->
+      // SQRT_SPARSE_SCHUR, ITERATIVE_SCHUR -> SQRT_ITERATIVE_SCHUR.
+      options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+      setup->choice += ", its square-root counterpart by SQRT_AUTOMATIC";
     }
   } else if (name == "sqrt_iterative_schur" || name == "sqrt_sparse_schur") {
     if (FLAGS_sqrt_automatic) {
@@ -236,7 +215,12 @@ bool SetSolverOptions(int num_images, int num_residuals, Setup* setup, std::stri
   options.num_threads = threads;
   options.minimizer_progress_to_stdout = true;
 
-  if (sqrt_solver) {
+  if (options.sqrt_linear_solver_type == SQRT_AUTOMATIC) {
+    // As bundle_adjuster names it: what SQRT_AUTOMATIC was given.
+    setup->solver_name =
+        "sqrt_automatic+" + Lower(ceres::LinearSolverTypeToString(options.linear_solver_type));
+    setup->precision_name = options.precision == SINGLE_PRECISION ? "single" : "double";
+  } else if (sqrt_solver) {
     setup->solver_name = Lower(SqrtLinearSolverTypeToString(options.sqrt_linear_solver_type));
     setup->precision_name = options.precision == SINGLE_PRECISION ? "single" : "double";
   } else {
@@ -394,6 +378,13 @@ int Run() {
   Solve(options, &problem, &summary);
   std::cout << summary.FullReport() << "\n";
   std::cout.flush();
+  if (options.sqrt_linear_solver_type == SQRT_AUTOMATIC) {
+    std::printf("SQRT_AUTOMATIC ran: %s\n",
+                summary.sqrt_linear_solver_type_used == CERES_LINEAR_SOLVER
+                    ? ("ceres::Solve (" + summary.message + ")").c_str()
+                    : Lower(SqrtLinearSolverTypeToString(summary.sqrt_linear_solver_type_used))
+                          .c_str());
+  }
   if (csv != nullptr && !csv->Close(&error)) return Fail(error);
 
   const double error_after = colmap_problem.MeanReprojectionError(&not_projected);

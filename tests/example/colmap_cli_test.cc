@@ -124,9 +124,12 @@ TEST(ExampleColmapCli, TextModelAutomaticSolverAndColmapFlagSpelling) {
           " --BundleAdjustment.loss_function_type=CAUCHY --sqrt_automatic",
       dir);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("Linear solver: sqrt_sparse_schur (automatic, COLMAP's rule for 3 "
-                            "images: dense_schur, square-root counterpart sqrt_sparse_schur)"),
+  EXPECT_NE(result.out.find("Linear solver: sqrt_automatic+dense_schur (automatic, COLMAP's rule "
+                            "for 3 images: dense_schur, its square-root counterpart by "
+                            "SQRT_AUTOMATIC)"),
             std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("SQRT_AUTOMATIC ran: sqrt_sparse_schur\n"), std::string::npos)
       << result.out;
   // Principal points refined: 2 points (6), 3 poses (6 + 6 + 5, the first
   // one constant in the reduced problem), 2 cameras of 4 (8): 31, and 25
