@@ -354,7 +354,11 @@ Solver::Options OptionsFor(const std::string& name, int iterations) {
   Solver::Options options;
   options.max_num_iterations = iterations;
   options.num_threads = 1;
-  if (name == "sqrt_iterative_schur" || name == "sqrt_sparse_schur") {
+  if (name == "sqrt_automatic+dense_schur") {
+    // COLMAP's choice for 40 images, to its square-root counterpart.
+    options.linear_solver_type = ceres::DENSE_SCHUR;
+    options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+  } else if (name == "sqrt_iterative_schur" || name == "sqrt_sparse_schur") {
     EXPECT_TRUE(StringToSqrtLinearSolverType(name, &options.sqrt_linear_solver_type));
     options.linear_solver_type = name == "sqrt_sparse_schur" ? ceres::SPARSE_SCHUR
                                                              : ceres::ITERATIVE_SCHUR;
@@ -455,6 +459,8 @@ TEST(ExampleColmapSolve, SquareRootSolversEndAtCeresCost) {
       {"sqrt_iterative_schur", DOUBLE_PRECISION, 1e-6},
       {"sqrt_sparse_schur", SINGLE_PRECISION, 1e-4},
       {"sqrt_iterative_schur", SINGLE_PRECISION, 1e-4},
+      {"sqrt_automatic+dense_schur", DOUBLE_PRECISION, 1e-6},
+      {"sqrt_automatic+dense_schur", SINGLE_PRECISION, 1e-4},
   };
   for (const Run& run : runs) {
     Solver::Options options = converge(OptionsFor(run.solver, 50));
@@ -464,7 +470,7 @@ TEST(ExampleColmapSolve, SquareRootSolversEndAtCeresCost) {
     EXPECT_LE(relative, run.tolerance)
         << run.solver << (run.precision == SINGLE_PRECISION ? " single" : " double") << ": "
         << result.final_cost << " vs ceres " << reference.final_cost;
-    std::printf("%-22s %-6s final cost %.10e (ceres sparse_schur %.10e, relative %.2e)\n",
+    std::printf("%-26s %-6s final cost %.10e (ceres sparse_schur %.10e, relative %.2e)\n",
                 run.solver, run.precision == SINGLE_PRECISION ? "single" : "double",
                 result.final_cost, reference.final_cost, relative);
   }
