@@ -6,14 +6,9 @@
 // problem and the same initial cost; every solve goes through
 // ceres_sqrtba::Solve, so two runs differ only in the linear solver.
 // docs/bundle_adjuster.md describes every flag and output.
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -22,6 +17,7 @@
 #include "bal_problem.h"
 #include "bal_random.h"
 #include "build_problem.h"
+#include "cli_common.h"
 #include "ceres_sqrtba/solver.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
@@ -163,52 +159,8 @@ namespace {
 
 constexpr char kProgram[] = "bundle_adjuster";
 
-// Memory a run takes per observation beyond the reader's arrays, at least:
-// the ceres::Problem (a cost function and a residual block each) and the
-// solver's Jacobian and working storage. Measured on this program's synthetic
-// problems (1 000 cameras, 0.2M to 3M observations, peak resident memory):
-// 700 bytes with sqrt_iterative_schur in single precision, 785 with
-// iterative_schur, 795 with sparse_schur, more with the direct solvers'
-// camera matrices. A problem whose header needs more than the memory
-// available even at this rate is refused before it is read (a few kilobytes
-// of bzip2 can declare tens of millions of observations), rather than left
-// to the kernel's out-of-memory killer.
-constexpr int64_t kSolveBytesPerObservation = 600;
-
-// Text from the user (a file name may hold a newline or a terminal escape)
-// as this program prints it: control characters shown as \xNN, so that every
-// line it prints is one line and changes nothing on the terminal.
-std::string Printable(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
-      out += escaped;
-    } else {
-      out.push_back(ch);
-    }
-  }
-  return out;
-}
-
-// The error line: one line whatever the message holds.
-int Fail(const std::string& message) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "%s: error: %s\n", kProgram, Printable(message).c_str());
-  return 1;
-}
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool FlagIsDefault(const char* name) {
-  gflags::CommandLineFlagInfo info;
-  return gflags::GetCommandLineFlagInfo(name, &info) && info.is_default;
-}
+// The one-line error of this program (cli_common.h).
+int Fail(const std::string& message) { return FailWithMessage(kProgram, message); }
 
 // Everything the flags say about the solver, checked.
 struct Setup {
@@ -410,42 +362,6 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
       setup->precision_name =
           options.precision == SINGLE_PRECISION ? "single" : "double";
     }
-  }
-  return true;
-}
-
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Whether the file named by --flag can be written, checked before the solve
-// so that a typo in a path does not cost a whole run. The path is only looked
-// at, never opened or created (opening a named pipe would block, and
-// creating then removing a file could remove one that was there): an
-// existing file must be writable and not a directory, a new one needs a
-// directory it can be created in.
-bool CheckWritable(const char* flag, const std::string& path, std::string* error) {
-  if (path.empty()) return true;
-  auto fail = [&](const std::string& why) {
-    *error = std::string("--") + flag + "=" + path + ": cannot write to this path (" + why + ")";
-    return false;
-  };
-  struct stat info;
-  if (stat(path.c_str(), &info) == 0) {
-    if (S_ISDIR(info.st_mode)) return fail("it is a directory");
-    if (access(path.c_str(), W_OK) != 0) return fail(std::strerror(errno));
-    return true;
-  }
-  if (errno != ENOENT) return fail(std::strerror(errno));
-  // A new file (or the missing target of a symbolic link): its directory.
-  const size_t slash = path.find_last_of('/');
-  const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  if (stat(directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
-    return fail("no directory " + directory);
-  }
-  if (access(directory.c_str(), W_OK | X_OK) != 0) {
-    return fail("cannot create a file in " + directory + ": " + std::strerror(errno));
   }
   return true;
 }

@@ -2,16 +2,20 @@
 
 #include <bzlib.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <unordered_map>
 
 #include "bal_problem.h"
 #include "bal_random.h"
 #include "build_problem.h"
+#include "colmap_model.h"
+#include "colmap_problem.h"
 #include "ceres_sqrtba/solver.h"
 
 namespace ceres_sqrtba {
@@ -324,6 +328,179 @@ SolveOutcome FuzzSolve(const uint8_t* data, size_t size) {
             std::memcmp(&a.final_cost, &b.final_cost, sizeof(double)) == 0 &&
             SameBits(solved_double.parameters(), solved_double2.parameters()),
         "1 and 2 threads gave different results: '" + a.message + "' vs '" + b.message + "'");
+  return outcome;
+}
+
+// ---------------------------------------------------------------- COLMAP --
+
+namespace {
+
+using examples::ColmapFormat;
+using examples::ColmapModel;
+
+void AppendLength(uint32_t length, std::string* out) {
+  for (int k = 0; k < 4; ++k) out->push_back(static_cast<char>((length >> (8 * k)) & 0xff));
+}
+
+uint32_t LengthAt(const uint8_t* data) {
+  return static_cast<uint32_t>(data[0]) | static_cast<uint32_t>(data[1]) << 8 |
+         static_cast<uint32_t>(data[2]) << 16 | static_cast<uint32_t>(data[3]) << 24;
+}
+
+bool ReadColmap(ColmapFormat format, const std::string& cameras, const std::string& images,
+                const std::string& points, ColmapModel* model, std::string* error) {
+  examples::ColmapReadOptions options;
+  options.memory_limit_in_bytes = kReaderMemoryLimit;
+  return examples::ReadColmapModelFromMemory(format, kInputName, cameras, images, points, options,
+                                             model, error);
+}
+
+// Every value finite and every id reference resolved: what the reader
+// promises of a model it returns.
+void CheckModel(const ColmapModel& model) {
+  for (const examples::ColmapCamera& camera : model.cameras) {
+    Check(AllFinite(camera.params), "a camera parameter is not finite");
+  }
+  std::unordered_map<uint64_t, const examples::ColmapPoint3D*> points;
+  for (const examples::ColmapPoint3D& point : model.points3D) {
+    Check(points.emplace(point.id, &point).second, "duplicate 3D point id");
+    Check(std::isfinite(point.xyz[0]) && std::isfinite(point.xyz[1]) &&
+              std::isfinite(point.xyz[2]) && std::isfinite(point.error),
+          "a 3D point is not finite");
+  }
+  for (const examples::ColmapImage& image : model.images) {
+    Check(model.CameraIndex(image.camera_id) >= 0, "an image's camera is missing");
+    for (double v : image.qvec) Check(std::isfinite(v), "a quaternion is not finite");
+    for (double v : image.tvec) Check(std::isfinite(v), "a translation is not finite");
+    for (const examples::ColmapPoint2D& point : image.points2D) {
+      Check(std::isfinite(point.x) && std::isfinite(point.y), "a 2D point is not finite");
+      Check(point.point3D_id == examples::kInvalidPoint3DId || points.count(point.point3D_id) == 1,
+            "a 2D point's 3D point is missing");
+    }
+  }
+  for (const examples::ColmapPoint3D& point : model.points3D) {
+    for (const examples::ColmapTrackElement& element : point.track) {
+      const int image = model.ImageIndex(element.image_id);
+      Check(image >= 0, "a track element's image is missing");
+      Check(element.point2D_idx < model.images[image].points2D.size() &&
+                model.images[image].points2D[element.point2D_idx].point3D_id == point.id,
+            "a track element does not refer back");
+    }
+  }
+}
+
+// The model written in `format` reads back bit-identical.
+void CheckRoundTrip(const ColmapModel& model, ColmapFormat format) {
+  std::string cameras, images, points;
+  examples::SerializeColmapModel(model, format, &cameras, &images, &points);
+  ColmapModel again;
+  std::string error;
+  Check(ReadColmap(format, cameras, images, points, &again, &error),
+        "the written model does not read back: " + error);
+  Check(again == model, "the written model reads back different");
+  std::string cameras2, images2, points2;
+  examples::SerializeColmapModel(again, format, &cameras2, &images2, &points2);
+  Check(cameras == cameras2 && images == images2 && points == points2,
+        "writing the model read back gives other bytes");
+}
+
+bool TextCanHoldNames(const ColmapModel& model) {
+  for (const examples::ColmapImage& image : model.images) {
+    if (image.name.empty() || image.name.find_first_of(" \t\r\n\v\f") != std::string::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string PackColmapInput(bool binary, const std::string& cameras, const std::string& images,
+                            const std::string& points3D) {
+  std::string out(1, binary ? '\x01' : '\x00');
+  AppendLength(static_cast<uint32_t>(cameras.size()), &out);
+  AppendLength(static_cast<uint32_t>(images.size()), &out);
+  return out + cameras + images + points3D;
+}
+
+ColmapReadOutcome FuzzColmapReader(const uint8_t* data, size_t size) {
+  ColmapReadOutcome outcome;
+  std::string files[3];
+  if (size >= 9) {
+    outcome.binary = (data[0] & 1) != 0;
+    size_t rest = size - 9;
+    const uint8_t* at = data + 9;
+    const size_t cameras = std::min<size_t>(LengthAt(data + 1), rest);
+    files[0].assign(reinterpret_cast<const char*>(at), cameras);
+    at += cameras;
+    rest -= cameras;
+    const size_t images = std::min<size_t>(LengthAt(data + 5), rest);
+    files[1].assign(reinterpret_cast<const char*>(at), images);
+    at += images;
+    rest -= images;
+    files[2].assign(reinterpret_cast<const char*>(at), rest);
+  }
+  const ColmapFormat format = outcome.binary ? ColmapFormat::kBinary : ColmapFormat::kText;
+  ColmapModel model;
+  std::string error;
+  outcome.ok = ReadColmap(format, files[0], files[1], files[2], &model, &error);
+  if (!outcome.ok) {
+    Check(!error.empty() && error.find('\n') == std::string::npos &&
+              error.rfind(std::string(kInputName) + "/", 0) == 0,
+          "the error is not one line naming the file: '" + error + "'");
+    Check(model.cameras.empty() && model.images.empty() && model.points3D.empty(),
+          "a failed read left a model behind");
+    outcome.error = error;
+    return outcome;
+  }
+  CheckModel(model);
+  outcome.num_cameras = static_cast<int>(model.cameras.size());
+  outcome.num_images = static_cast<int>(model.images.size());
+  outcome.num_points = static_cast<int>(model.points3D.size());
+  CheckRoundTrip(model, format);
+  if (format == ColmapFormat::kBinary) {
+    if (TextCanHoldNames(model)) CheckRoundTrip(model, ColmapFormat::kText);
+  } else {
+    CheckRoundTrip(model, ColmapFormat::kBinary);
+  }
+
+  if (model.NumTrackElements() > kMaxSolveObservations) return outcome;
+  ceres::Problem problem;
+  examples::ColmapProblem colmap_problem;
+  if (!colmap_problem.Build(examples::ColmapBundleOptions(), model, &problem, &error)) {
+    Check(error.find("nothing to adjust") != std::string::npos && error.find('\n') == std::string::npos,
+          "the problem did not build: '" + error + "'");
+    return outcome;
+  }
+  int expected = 0;
+  for (const examples::ColmapImage& image : model.images) {
+    for (const examples::ColmapPoint2D& point : image.points2D) {
+      if (point.point3D_id == examples::kInvalidPoint3DId) continue;
+      for (const examples::ColmapPoint3D& p : model.points3D) {
+        if (p.id == point.point3D_id) expected += p.track.size() >= 2;
+      }
+    }
+  }
+  Check(problem.NumResidualBlocks() == expected && colmap_problem.num_observations() == expected,
+        "the problem does not have one residual block per observation");
+  outcome.num_observations = expected;
+  // The cost evaluates unless a residual is not finite (huge coordinates or
+  // parameters overflow the projection; the solvers report that).
+  std::vector<ceres::ResidualBlockId> blocks;
+  problem.GetResidualBlocks(&blocks);
+  bool all_finite = true;
+  for (const ceres::ResidualBlockId block : blocks) {
+    double block_cost = 0.0;
+    double residuals[2];
+    const bool evaluated = problem.EvaluateResidualBlock(block, true, &block_cost, residuals,
+                                                         nullptr);
+    all_finite = all_finite && evaluated && std::isfinite(residuals[0]) &&
+                 std::isfinite(residuals[1]) && std::isfinite(block_cost);
+  }
+  double cost = 0.0;
+  const bool evaluated =
+      problem.Evaluate(ceres::Problem::EvaluateOptions(), &cost, nullptr, nullptr, nullptr);
+  Check(evaluated || !all_finite, "the problem's cost does not evaluate, every residual finite");
   return outcome;
 }
 

@@ -86,6 +86,40 @@ struct SolveOutcome {
 // a FAILURE leaves the parameters untouched.
 SolveOutcome FuzzSolve(const uint8_t* data, size_t size);
 
+// ---- The COLMAP model reader (colmap_bundle_adjuster).
+
+// An input of the COLMAP fuzzer holds the three files of a model:
+//   byte 0:     bit 0 set: binary files, else text;
+//   bytes 1-4:  length of cameras.* (little-endian, clamped to what remains);
+//   bytes 5-8:  length of images.* (likewise);
+//   then cameras.*, images.*, and points3D.* (the rest).
+// Inputs shorter than 9 bytes are read as empty files.
+std::string PackColmapInput(bool binary, const std::string& cameras, const std::string& images,
+                            const std::string& points3D);
+
+struct ColmapReadOutcome {
+  bool ok = false;
+  bool binary = false;
+  std::string error;  // one line, when !ok
+  int num_cameras = 0;
+  int num_images = 0;
+  int num_points = 0;
+  int num_observations = 0;  // in the bundle adjustment problem, when built
+};
+
+// Reads the three files as ReadColmapModel reads a folder named "fuzz-input"
+// (memory limit kReaderMemoryLimit) and checks:
+//  - failure: one line starting "fuzz-input/<file>", an empty model;
+//  - success: every value finite, every id cross-reference resolved; the
+//    model written in its format reads back bit-identical and writes the same
+//    bytes again; written in the other format (text only when every image
+//    name is non-empty and free of white space) it reads back bit-identical;
+//  - models with at most kMaxSolveObservations observations: the bundle
+//    adjustment problem builds (or says, in one line, that there is nothing
+//    to adjust) with one residual block per observation of a point seen at
+//    least twice, and its cost evaluates whenever every residual is finite.
+ColmapReadOutcome FuzzColmapReader(const uint8_t* data, size_t size);
+
 }  // namespace fuzz
 }  // namespace ceres_sqrtba
 

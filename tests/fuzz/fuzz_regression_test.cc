@@ -187,6 +187,72 @@ TEST(FuzzRegression, FailureMessagesOfTwoRunsDifferOnlyInAddresses) {
   EXPECT_NE(one.message, two.message);  // the addresses
 }
 
+// The COLMAP reader's seeds through its entry point: the valid models read
+// (and pass the entry point's round trips and problem checks), the broken
+// ones ("broken_*") fail with one line.
+TEST(FuzzRegression, ColmapSeedCorpusThroughTheReaderEntryPoint) {
+  const std::vector<std::string> files = FilesIn(COLMAP_FUZZ_SEED_DIR);
+  int valid = 0;
+  int broken = 0;
+  int with_observations = 0;
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    const ColmapReadOutcome outcome = FuzzColmapReader(Bytes(ReadFile(file)), ReadFile(file).size());
+    // regression_*: inputs the fuzzer once failed on (asserted below).
+    if (file.find("/regression_") == std::string::npos) {
+      const bool expect_broken = file.find("/broken_") != std::string::npos;
+      EXPECT_EQ(outcome.ok, !expect_broken) << outcome.error;
+    }
+    valid += outcome.ok;
+    broken += !outcome.ok;
+    with_observations += outcome.num_observations > 0;
+  }
+  EXPECT_GE(valid, 5);
+  EXPECT_GE(broken, 3);
+  EXPECT_GE(with_observations, 4);
+}
+
+// A count whose size in bytes exceeds every integer type: the message prints
+// it (it was converted to long long, undefined behaviour UBSan reported).
+TEST(FuzzRegression, ColmapCountTimesRecordSizeOverflows) {
+  const std::string input =
+      ReadFile(std::string(COLMAP_FUZZ_SEED_DIR) + "/regression_count_times_record_size_overflows");
+  const ColmapReadOutcome outcome = FuzzColmapReader(Bytes(input), input.size());
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.error.rfind("fuzz-input/cameras.bin: byte 0: declares 17651002172490708212 "
+                                "cameras, which need at least 423624052139776999424 more bytes",
+                                0),
+            0u)
+      << outcome.error;
+}
+
+TEST(FuzzRegression, ColmapInputPacking) {
+  const std::string cameras = "1 PINHOLE 10 10 5 5 5 5\n";
+  const std::string images = "1 1 0 0 0 0 0 0 1 a\n1 1 1\n2 1 0 0 0 1 0 0 1 b\n2 2 1\n";
+  const std::string points = "1 0 0 3 0 0 0 0 1 0 2 0\n";
+  ColmapReadOutcome outcome =
+      FuzzColmapReader(Bytes(PackColmapInput(false, cameras, images, points)),
+                       PackColmapInput(false, cameras, images, points).size());
+  ASSERT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_EQ(outcome.num_images, 2);
+  EXPECT_EQ(outcome.num_observations, 2);
+  // Lengths beyond the input are clamped: everything lands in cameras.txt.
+  std::string packed = PackColmapInput(false, cameras, images, points);
+  packed[1] = packed[2] = packed[3] = packed[4] = '\xff';
+  outcome = FuzzColmapReader(Bytes(packed), packed.size());
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.error.rfind("fuzz-input/cameras.txt:2:", 0), 0u) << outcome.error;
+  // Too short: three empty text files, an empty model.
+  outcome = FuzzColmapReader(Bytes(std::string("\x01")), 1);
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_EQ(outcome.num_cameras + outcome.num_images + outcome.num_points, 0);
+  // Nine bytes: three empty binary files, which lack even their counts.
+  outcome = FuzzColmapReader(Bytes(PackColmapInput(true, "", "", "")), 9);
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.error.rfind("fuzz-input/cameras.bin: byte 0: file ends inside", 0), 0u)
+      << outcome.error;
+}
+
 }  // namespace
 }  // namespace fuzz
 }  // namespace ceres_sqrtba

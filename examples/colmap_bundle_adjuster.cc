@@ -1,0 +1,474 @@
+// colmap_bundle_adjuster: refines a COLMAP model (a sparse/0 folder, text or
+// binary) by bundle adjustment as COLMAP's `colmap bundle_adjuster` does, with
+// any Ceres linear solver or the square-root solvers of ceres_sqrtba, and
+// writes the refined model in the input's format to another folder.
+// docs/colmap.md describes every flag and the mapping to COLMAP's options.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <new>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ceres_sqrtba/solver.h"
+#include "cli_common.h"
+#include "colmap_model.h"
+#include "colmap_problem.h"
+#include "gflags/gflags.h"
+#include "glog/logging.h"
+#include "run_csv.h"
+
+// COLMAP's own options (`colmap bundle_adjuster`): COLMAP spells them
+// --BundleAdjustment.<name>, which this program accepts and rewrites to
+// --BundleAdjustment_<name> (gflags names cannot hold a dot); both work.
+DEFINE_string(input_path, "", "Folder of the COLMAP model to refine (text or binary).");
+DEFINE_string(output_path, "",
+              "Existing folder the refined model is written to, in the input's format "
+              "(must not be the input folder).");
+DEFINE_int32(BundleAdjustment_max_num_iterations, 100, "Maximum minimizer iterations.");
+DEFINE_int32(BundleAdjustment_max_linear_solver_iterations, 200,
+             "Maximum iterations of iterative linear solvers per step.");
+DEFINE_double(BundleAdjustment_function_tolerance, 0.0, "Solver::Options::function_tolerance.");
+DEFINE_double(BundleAdjustment_gradient_tolerance, 1e-4, "Solver::Options::gradient_tolerance.");
+DEFINE_double(BundleAdjustment_parameter_tolerance, 0.0,
+              "Solver::Options::parameter_tolerance.");
+DEFINE_bool(BundleAdjustment_refine_focal_length, true, "Refine the focal lengths.");
+DEFINE_bool(BundleAdjustment_refine_principal_point, false, "Refine the principal points.");
+DEFINE_bool(BundleAdjustment_refine_extra_params, true,
+            "Refine the extra (distortion) parameters.");
+DEFINE_bool(BundleAdjustment_refine_extrinsics, true, "Refine the image poses.");
+DEFINE_string(BundleAdjustment_loss_function_type, "TRIVIAL",
+              "TRIVIAL, SOFT_L1, CAUCHY or HUBER (COLMAP's loss_function_type).");
+DEFINE_double(BundleAdjustment_loss_function_scale, 1.0, "Scale of the loss, pixels.");
+
+// This project's own.
+DEFINE_string(linear_solver, "automatic",
+              "automatic (COLMAP's rule by the number of images: dense_schur up to 50, "
+              "sparse_schur up to 1000, iterative_schur + schur_jacobi above), any Ceres "
+              "linear solver (dense_schur, sparse_schur, iterative_schur, "
+              "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky), or "
+              "sqrt_iterative_schur / sqrt_sparse_schur.");
+DEFINE_bool(sqrt_automatic, false,
+            "With --linear_solver=automatic: run the square-root counterpart of COLMAP's "
+            "choice (sqrt_linear_solver_type = SQRT_AUTOMATIC: dense_schur and sparse_schur "
+            "-> sqrt_sparse_schur; iterative_schur -> sqrt_iterative_schur).");
+DEFINE_string(preconditioner, "automatic",
+              "automatic (schur_jacobi for iterative_schur and sqrt_iterative_schur, as "
+              "COLMAP, else Ceres' default), or identity, jacobi, schur_jacobi, "
+              "cluster_jacobi, cluster_tridiagonal.");
+DEFINE_string(precision, "double",
+              "double or single: floating point type of the square-root solvers' linear "
+              "algebra.");
+DEFINE_int32(num_iterations, -1,
+             "Maximum minimizer iterations; -1: --BundleAdjustment.max_num_iterations.");
+DEFINE_int32(num_threads, -1,
+             "Threads; -1: COLMAP's rule (1 below 50 000 residuals, else every core).");
+DEFINE_string(csv, "", "Write one CSV row per minimizer iteration to this file.");
+DEFINE_string(summary_csv, "",
+              "Write a CSV header and one summary row of the run to this file (the columns "
+              "of bundle_adjuster's).");
+
+namespace ceres_sqrtba {
+namespace examples {
+namespace {
+
+constexpr char kProgram[] = "colmap_bundle_adjuster";
+
+int Fail(const std::string& message) { return FailWithMessage(kProgram, message); }
+
+// COLMAP's thresholds (CeresBundleAdjustmentOptions).
+constexpr int kMaxImagesDenseSolver = 50;
+constexpr int kMaxImagesSparseSolver = 1000;
+constexpr int kMinResidualsForThreads = 50000;
+
+// COLMAP's automatic choice of linear solver for a problem with this many
+// images.
+void ColmapAutomaticSolver(int num_images, bool has_sparse, Solver::Options* options) {
+  if (num_images <= kMaxImagesDenseSolver) {
+    options->linear_solver_type = ceres::DENSE_SCHUR;
+  } else if (has_sparse && num_images <= kMaxImagesSparseSolver) {
+    options->linear_solver_type = ceres::SPARSE_SCHUR;
+  } else {
+    options->linear_solver_type = ceres::ITERATIVE_SCHUR;
+    options->preconditioner_type = ceres::SCHUR_JACOBI;
+  }
+}
+
+struct Setup {
+  Solver::Options options;
+  std::string solver_name;
+  std::string precision_name;
+  std::string choice;  // how the solver was chosen, for the log
+};
+
+bool SetSolverOptions(int num_images, int num_residuals, Setup* setup, std::string* error) {
+  Solver::Options& options = setup->options;
+  const std::string name = Lower(FLAGS_linear_solver);
+  if (name == "automatic") {
+    const bool has_sparse = options.sparse_linear_algebra_library_type != ceres::NO_SPARSE;
+    ColmapAutomaticSolver(num_images, has_sparse, &options);
+    setup->choice = "automatic, COLMAP's rule for " + std::to_string(num_images) + " images: " +
+                    Lower(ceres::LinearSolverTypeToString(options.linear_solver_type));
+    if (FLAGS_sqrt_automatic) {
+      // The library maps the choice to its square-root counterpart:
+      // DENSE_SCHUR -> SQRT_SPARSE_SCHUR (dense factorization), SPARSE_SCHUR ->
+      // SQRT_SPARSE_SCHUR, ITERATIVE_SCHUR -> SQRT_ITERATIVE_SCHUR.
+      options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+      setup->choice += ", its square-root counterpart by SQRT_AUTOMATIC";
+    }
+  } else if (name == "sqrt_iterative_schur" || name == "sqrt_sparse_schur") {
+    if (FLAGS_sqrt_automatic) {
+      *error = "--sqrt_automatic needs --linear_solver=automatic";
+      return false;
+    }
+    StringToSqrtLinearSolverType(name, &options.sqrt_linear_solver_type);
+    options.linear_solver_type = options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR
+                                     ? ceres::SPARSE_SCHUR
+                                     : ceres::ITERATIVE_SCHUR;
+    setup->choice = "given";
+  } else if (ceres::StringToLinearSolverType(name, &options.linear_solver_type)) {
+    if (FLAGS_sqrt_automatic) {
+      *error = "--sqrt_automatic needs --linear_solver=automatic";
+      return false;
+    }
+    setup->choice = "given";
+  } else {
+    *error = "unknown --linear_solver '" + FLAGS_linear_solver +
+             "' (expected automatic, dense_schur, sparse_schur, iterative_schur, "
+             "sparse_normal_cholesky, cgnr, dense_qr, dense_normal_cholesky, "
+             "sqrt_iterative_schur or sqrt_sparse_schur)";
+    return false;
+  }
+  const bool sqrt_solver = options.sqrt_linear_solver_type != CERES_LINEAR_SOLVER;
+  if (Lower(FLAGS_preconditioner) == "automatic") {
+    if (options.linear_solver_type == ceres::ITERATIVE_SCHUR) {
+      options.preconditioner_type = ceres::SCHUR_JACOBI;
+    }
+  } else if (!ceres::StringToPreconditionerType(FLAGS_preconditioner,
+                                                &options.preconditioner_type)) {
+    *error = "unknown --preconditioner '" + FLAGS_preconditioner +
+             "' (expected automatic, identity, jacobi, schur_jacobi, cluster_jacobi or "
+             "cluster_tridiagonal)";
+    return false;
+  }
+  if (!StringToPrecision(FLAGS_precision, &options.precision)) {
+    *error = "unknown --precision '" + FLAGS_precision + "' (expected double or single)";
+    return false;
+  }
+  if (!sqrt_solver && options.precision != DOUBLE_PRECISION) {
+    *error = "--precision=" + FLAGS_precision +
+             " needs a square-root solver (--linear_solver=sqrt_iterative_schur or "
+             "sqrt_sparse_schur, or automatic with --sqrt_automatic and a Schur choice)";
+    return false;
+  }
+  const int iterations =
+      FLAGS_num_iterations >= 0 ? FLAGS_num_iterations : FLAGS_BundleAdjustment_max_num_iterations;
+  if (iterations < 0) {
+    *error = "--BundleAdjustment.max_num_iterations must be at least 0";
+    return false;
+  }
+  if (FLAGS_num_iterations < -1) {
+    *error = "--num_iterations must be at least 0 (or -1)";
+    return false;
+  }
+  if (FLAGS_BundleAdjustment_max_linear_solver_iterations < 1) {
+    *error = "--BundleAdjustment.max_linear_solver_iterations must be at least 1";
+    return false;
+  }
+  const double tolerances[3] = {FLAGS_BundleAdjustment_function_tolerance,
+                                FLAGS_BundleAdjustment_gradient_tolerance,
+                                FLAGS_BundleAdjustment_parameter_tolerance};
+  const char* tolerance_names[3] = {"function_tolerance", "gradient_tolerance",
+                                    "parameter_tolerance"};
+  for (int k = 0; k < 3; ++k) {
+    if (!(tolerances[k] >= 0.0) || !std::isfinite(tolerances[k])) {
+      *error = std::string("--BundleAdjustment.") + tolerance_names[k] +
+               " must be a finite value >= 0";
+      return false;
+    }
+  }
+  if (FLAGS_num_threads == 0 || FLAGS_num_threads < -1) {
+    *error = "--num_threads must be at least 1 (or -1 for COLMAP's rule)";
+    return false;
+  }
+  int threads = FLAGS_num_threads;
+  if (threads == -1) {
+    threads = num_residuals < kMinResidualsForThreads
+                  ? 1
+                  : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  }
+  options.max_num_iterations = iterations;
+  options.max_linear_solver_iterations = FLAGS_BundleAdjustment_max_linear_solver_iterations;
+  options.function_tolerance = FLAGS_BundleAdjustment_function_tolerance;
+  options.gradient_tolerance = FLAGS_BundleAdjustment_gradient_tolerance;
+  options.parameter_tolerance = FLAGS_BundleAdjustment_parameter_tolerance;
+  // COLMAP's other solver settings.
+  options.max_num_consecutive_invalid_steps = 10;
+  options.max_consecutive_nonmonotonic_steps = 10;
+  options.num_threads = threads;
+  options.minimizer_progress_to_stdout = true;
+
+  if (options.sqrt_linear_solver_type == SQRT_AUTOMATIC) {
+    // As bundle_adjuster names it: what SQRT_AUTOMATIC was given.
+    setup->solver_name =
+        "sqrt_automatic+" + Lower(ceres::LinearSolverTypeToString(options.linear_solver_type));
+    setup->precision_name = options.precision == SINGLE_PRECISION ? "single" : "double";
+  } else if (sqrt_solver) {
+    setup->solver_name = Lower(SqrtLinearSolverTypeToString(options.sqrt_linear_solver_type));
+    setup->precision_name = options.precision == SINGLE_PRECISION ? "single" : "double";
+  } else {
+    setup->solver_name = Lower(ceres::LinearSolverTypeToString(options.linear_solver_type));
+    if (options.linear_solver_type == ceres::ITERATIVE_SCHUR ||
+        options.linear_solver_type == ceres::CGNR) {
+      setup->solver_name +=
+          "+" + Lower(ceres::PreconditionerTypeToString(options.preconditioner_type));
+    }
+    setup->precision_name = "double";
+  }
+  return true;
+}
+
+bool IsFolder(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+// The output folder: an existing, writable folder that is not the input's.
+bool CheckOutputFolder(const std::string& input, const std::string& output, std::string* error) {
+  if (output.empty()) {
+    *error = "--output_path is required (an existing folder for the refined model)";
+    return false;
+  }
+  if (!IsFolder(output)) {
+    *error = "--output_path=" + output + ": not an existing folder (create it first, as COLMAP "
+                                         "requires)";
+    return false;
+  }
+  if (access(output.c_str(), W_OK | X_OK) != 0) {
+    *error = "--output_path=" + output + ": cannot write into this folder";
+    return false;
+  }
+  struct stat in_info;
+  struct stat out_info;
+  if (stat(input.c_str(), &in_info) == 0 && stat(output.c_str(), &out_info) == 0 &&
+      in_info.st_dev == out_info.st_dev && in_info.st_ino == out_info.st_ino) {
+    *error = "--output_path=" + output + " is the input folder; the input is never overwritten";
+    return false;
+  }
+  return true;
+}
+
+std::string ProblemName(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return BaseName(path);
+}
+
+int Run() {
+  std::string error;
+  if (FLAGS_input_path.empty()) {
+    return Fail("--input_path is required (a COLMAP model folder, e.g. sparse/0)");
+  }
+  ColmapBundleOptions ba;
+  ba.refine_focal_length = FLAGS_BundleAdjustment_refine_focal_length;
+  ba.refine_principal_point = FLAGS_BundleAdjustment_refine_principal_point;
+  ba.refine_extra_params = FLAGS_BundleAdjustment_refine_extra_params;
+  ba.refine_extrinsics = FLAGS_BundleAdjustment_refine_extrinsics;
+  if (!StringToColmapLoss(FLAGS_BundleAdjustment_loss_function_type, &ba.loss)) {
+    return Fail("unknown --BundleAdjustment.loss_function_type '" +
+                FLAGS_BundleAdjustment_loss_function_type +
+                "' (expected TRIVIAL, SOFT_L1, CAUCHY or HUBER)");
+  }
+  ba.loss_scale = FLAGS_BundleAdjustment_loss_function_scale;
+  if (!(ba.loss_scale > 0.0) || !std::isfinite(ba.loss_scale)) {
+    return Fail("--BundleAdjustment.loss_function_scale must be a finite value > 0");
+  }
+  // Flags that do not depend on the problem are checked before it is read.
+  {
+    Setup probe;
+    if (!SetSolverOptions(1, 0, &probe, &error)) return Fail(error);
+  }
+  if (!CheckOutputFolder(FLAGS_input_path, FLAGS_output_path, &error)) return Fail(error);
+  if (!CheckWritable("summary_csv", FLAGS_summary_csv, &error) ||
+      !CheckWritable("csv", FLAGS_csv, &error)) {
+    return Fail(error);
+  }
+
+  ColmapReadOptions read_options;
+  read_options.solve_bytes_per_observation = kSolveBytesPerObservation;
+  ColmapModel model;
+  ColmapFormat format = ColmapFormat::kBinary;
+  if (!ReadColmapModel(FLAGS_input_path, read_options, &model, &format, &error)) {
+    return Fail(error);
+  }
+  std::printf("Read %s (%s): %zu cameras, %zu images, %zu 3D points, %lld observations\n",
+              Printable(FLAGS_input_path).c_str(),
+              format == ColmapFormat::kText ? "text" : "binary", model.cameras.size(),
+              model.images.size(), model.points3D.size(),
+              static_cast<long long>(model.NumTrackElements()));
+
+  // A text model written beside binary files would not be what COLMAP (or
+  // this program) reads from the folder: binary files win.
+  if (format == ColmapFormat::kText) {
+    for (const char* stem : {"cameras", "images", "points3D"}) {
+      const std::string path = FLAGS_output_path + "/" + ColmapFileName(stem, ColmapFormat::kBinary);
+      struct stat info;
+      if (stat(path.c_str(), &info) == 0) {
+        return Fail("--output_path=" + FLAGS_output_path + " holds " +
+                    ColmapFileName(stem, ColmapFormat::kBinary) +
+                    ", which COLMAP would read instead of the text model written here; "
+                    "use a folder without a binary model");
+      }
+    }
+  }
+
+  ceres::Problem problem;
+  ColmapProblem colmap_problem;
+  if (!colmap_problem.Build(ba, model, &problem, &error)) {
+    return Fail(FLAGS_input_path + ": " + error);
+  }
+  std::printf("Bundle adjustment: %d images, %d cameras, %d points, %d observations",
+              colmap_problem.num_images(), colmap_problem.num_cameras(),
+              colmap_problem.num_points(), colmap_problem.num_observations());
+  if (colmap_problem.skipped_observations() > 0) {
+    std::printf(" (%d observations of points seen fewer than twice left out)",
+                colmap_problem.skipped_observations());
+  }
+  std::printf("\n");
+  if (colmap_problem.gauge_images().size() == 2) {
+    std::printf("Gauge: pose of image %u fixed, one translation coordinate of image %u fixed\n",
+                colmap_problem.gauge_images()[0], colmap_problem.gauge_images()[1]);
+  } else if (ba.refine_extrinsics) {
+    std::printf("Gauge: no second image away from the first; %d points fixed\n",
+                colmap_problem.gauge_fixed_points());
+  }
+
+  Setup setup;
+  if (!SetSolverOptions(colmap_problem.num_images(), problem.NumResiduals(), &setup, &error)) {
+    return Fail(error);
+  }
+  Solver::Options& options = setup.options;
+  options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
+  if (!options.IsValid(&error)) return Fail("invalid solver options: " + error);
+  std::printf("Linear solver: %s (%s), %s precision, %d threads\n", setup.solver_name.c_str(),
+              setup.choice.c_str(), setup.precision_name.c_str(), options.num_threads);
+
+  int64_t not_projected = 0;
+  const double error_before = colmap_problem.MeanReprojectionError(&not_projected);
+  std::printf("Mean reprojection error before: %.6f px", error_before);
+  if (not_projected > 0) {
+    std::printf(" (%lld observations behind their camera left out)",
+                static_cast<long long>(not_projected));
+  }
+  std::printf("\n");
+
+  std::unique_ptr<IterationCsvWriter> csv;
+  if (!FLAGS_csv.empty()) {
+    csv = IterationCsvWriter::Create(FLAGS_csv, &error);
+    if (csv == nullptr) return Fail(error);
+    options.callbacks.push_back(csv.get());
+  }
+  Solver::Summary summary;
+  Solve(options, &problem, &summary);
+  std::cout << summary.FullReport() << "\n";
+  std::cout.flush();
+  if (options.sqrt_linear_solver_type == SQRT_AUTOMATIC) {
+    std::printf("SQRT_AUTOMATIC ran: %s\n",
+                summary.sqrt_linear_solver_type_used == CERES_LINEAR_SOLVER
+                    ? ("ceres::Solve (" + summary.message + ")").c_str()
+                    : Lower(SqrtLinearSolverTypeToString(summary.sqrt_linear_solver_type_used))
+                          .c_str());
+  }
+  if (csv != nullptr && !csv->Close(&error)) return Fail(error);
+
+  const double error_after = colmap_problem.MeanReprojectionError(&not_projected);
+  std::printf("Mean reprojection error after: %.6f px", error_after);
+  if (not_projected > 0) {
+    std::printf(" (%lld observations behind their camera left out)",
+                static_cast<long long>(not_projected));
+  }
+  std::printf("\n");
+
+  if (!FLAGS_summary_csv.empty()) {
+    RunDescription run;
+    run.solver = setup.solver_name;
+    run.precision = setup.precision_name;
+    run.problem = ProblemName(FLAGS_input_path);
+    run.num_cameras = colmap_problem.num_images();
+    run.num_points = colmap_problem.num_points();
+    run.num_observations = colmap_problem.num_observations();
+    run.precision_switch_iteration = summary.precision_switch_iteration;
+    if (!WriteSummaryCsv(FLAGS_summary_csv, run, summary, &error)) return Fail(error);
+  }
+  if (summary.termination_type == ceres::FAILURE) {
+    return Fail("solver failed, nothing written: " + summary.message);
+  }
+  if (!std::isfinite(summary.final_cost)) {
+    return Fail("the final cost is not finite, nothing written (check the input's scale)");
+  }
+  colmap_problem.WriteBack(&model);
+  if (!WriteColmapModel(model, FLAGS_output_path, format, &error)) return Fail(error);
+  std::printf("Wrote %s (%s)\n", Printable(FLAGS_output_path).c_str(),
+              format == ColmapFormat::kText ? "text" : "binary");
+  return 0;
+}
+
+// COLMAP's spelling --BundleAdjustment.<name> [value] as gflags reads it:
+// --BundleAdjustment_<name>, and a boolean's separate 0/1/true/false value
+// joined with '='.
+std::vector<std::string> RewriteColmapArguments(int argc, char** argv) {
+  std::vector<std::string> args;
+  const std::string prefix = "--BundleAdjustment.";
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (i > 0 && arg.compare(0, prefix.size(), prefix) == 0) {
+      arg = "--BundleAdjustment_" + arg.substr(prefix.size());
+      if (arg.find('=') == std::string::npos && i + 1 < argc) {
+        gflags::CommandLineFlagInfo info;
+        const std::string next = argv[i + 1];
+        if (gflags::GetCommandLineFlagInfo(arg.substr(2).c_str(), &info) &&
+            info.type == "bool" &&
+            (next == "0" || next == "1" || next == "true" || next == "false")) {
+          arg += "=" + next;
+          ++i;
+        }
+      }
+    }
+    args.push_back(arg);
+  }
+  return args;
+}
+
+}  // namespace
+}  // namespace examples
+}  // namespace ceres_sqrtba
+
+int main(int argc, char** argv) {
+  gflags::SetUsageMessage(
+      "colmap_bundle_adjuster --input_path=sparse/0 --output_path=refined [flags]\n"
+      "Refines a COLMAP model by bundle adjustment as `colmap bundle_adjuster` does. "
+      "See docs/colmap.md.");
+  FLAGS_logtostderr = true;
+  std::vector<std::string> args = ceres_sqrtba::examples::RewriteColmapArguments(argc, argv);
+  std::vector<char*> pointers;
+  for (std::string& arg : args) pointers.push_back(&arg[0]);
+  pointers.push_back(nullptr);
+  int new_argc = static_cast<int>(args.size());
+  char** new_argv = pointers.data();
+  gflags::ParseCommandLineFlags(&new_argc, &new_argv, true);
+  google::InitGoogleLogging(argv[0]);
+  if (new_argc > 1) {
+    return ceres_sqrtba::examples::Fail(std::string("unexpected argument '") + new_argv[1] + "'");
+  }
+  try {
+    return ceres_sqrtba::examples::Run();
+  } catch (const std::bad_alloc&) {
+    return ceres_sqrtba::examples::Fail("out of memory (std::bad_alloc)");
+  }
+}

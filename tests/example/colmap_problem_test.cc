@@ -1,0 +1,481 @@
+// COLMAP's camera models (projections against hand-computed values, autodiff
+// Jacobians against numeric differences), the problem built as COLMAP's
+// bundle adjuster builds it, and solves: every solver lowers the reprojection
+// error of a perturbed real model, and the square-root solvers end at the
+// cost ceres::Solve ends at.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/solver.h"
+#include "colmap_camera_models.h"
+#include "colmap_model.h"
+#include "colmap_problem.h"
+#include "colmap_test_util.h"
+#include "example_test_util.h"
+#include "gtest/gtest.h"
+
+namespace ceres_sqrtba {
+namespace examples {
+namespace {
+
+using testing_util::FileExists;
+
+struct ModelCase {
+  int id;
+  std::vector<double> params;
+  double expected_x;  // computed by hand (Python, independently written)
+  double expected_y;
+};
+
+// Point (0.3, -0.2, 2) in the camera frame: normalized (0.15, -0.1).
+std::vector<ModelCase> ModelCases() {
+  using namespace colmap_models;
+  return {
+      {kSimplePinhole, {500, 320, 240}, 395.0, 190.0},
+      {kPinhole, {500, 520, 320, 240}, 395.0, 188.0},
+      {kSimpleRadial, {500, 320, 240, -0.1}, 394.75625, 190.1625},
+      {kRadial, {500, 320, 240, -0.1, 0.05}, 394.7602109375, 190.159859375},
+      {kOpenCV, {500, 520, 320, 240, -0.1, 0.05, 0.001, -0.002}, 394.66771093750003,
+       188.22475375},
+      {kFullOpenCV,
+       {500, 520, 320, 240, -0.1, 0.05, 0.001, -0.002, 0.01, 0.02, -0.01, 0.003},
+       394.6199550439061, 188.25786450289175},
+      {kOpenCVFisheye, {500, 520, 320, 240, -0.1, 0.05, 0.01, -0.002}, 393.9707022541124,
+       188.71364643714872},
+      {kSimpleRadialFisheye, {500, 320, 240, -0.1}, 393.96692361369736, 190.6887175908684},
+      {kRadialFisheye, {500, 320, 240, -0.1, 0.05}, 393.9706785152407, 190.68621432317286},
+  };
+}
+
+TEST(ExampleColmapCameraModels, ProjectionsMatchHandComputedValues) {
+  int count = 0;
+  colmap_models::AllModels(&count);
+  ASSERT_EQ(static_cast<int>(ModelCases().size()), count);
+  const double xyz[3] = {0.3, -0.2, 2.0};
+  for (const ModelCase& test : ModelCases()) {
+    const colmap_models::ModelInfo* info = colmap_models::FindModel(test.id);
+    ASSERT_NE(info, nullptr);
+    ASSERT_EQ(static_cast<int>(test.params.size()), info->num_params) << info->name;
+    EXPECT_EQ(colmap_models::FindModel(info->name), info);
+    double pixel[2];
+    ASSERT_TRUE(colmap_models::ProjectWithModel(test.id, test.params.data(), xyz, pixel));
+    EXPECT_NEAR(pixel[0], test.expected_x, 1e-9) << info->name;
+    EXPECT_NEAR(pixel[1], test.expected_y, 1e-9) << info->name;
+    // Behind the camera (and in its plane): no projection.
+    const double behind[3] = {0.3, -0.2, -1.0};
+    EXPECT_FALSE(colmap_models::ProjectWithModel(test.id, test.params.data(), behind, pixel));
+    const double in_plane[3] = {0.3, -0.2, 0.0};
+    EXPECT_FALSE(colmap_models::ProjectWithModel(test.id, test.params.data(), in_plane, pixel));
+  }
+  EXPECT_EQ(colmap_models::FindModel(7), nullptr);  // FOV: not supported
+  EXPECT_EQ(colmap_models::FindModel("THIN_PRISM_FISHEYE"), nullptr);
+}
+
+// The cost function's Jacobians (autodiff) against central differences, for
+// every model, at a generic pose.
+TEST(ExampleColmapCameraModels, AutodiffJacobiansMatchNumericDifferences) {
+  for (const ModelCase& test : ModelCases()) {
+    const colmap_models::ModelInfo* info = colmap_models::FindModel(test.id);
+    std::unique_ptr<ceres::CostFunction> cost(
+        CreateColmapReprojectionError(test.id, test.expected_x + 3.0, test.expected_y - 2.0));
+    ASSERT_NE(cost, nullptr);
+    ASSERT_EQ(cost->parameter_block_sizes(),
+              (std::vector<int32_t>{3, 7, info->num_params}));
+    std::vector<std::vector<double>> blocks = {
+        {0.4, -0.1, 2.5},
+        {0.05, -0.1, 0.02, 0.9935, 0.1, -0.2, 0.3},  // (x, y, z, w), t; unit up to 1e-3
+        test.params};
+    const double norm = std::sqrt(0.05 * 0.05 + 0.1 * 0.1 + 0.02 * 0.02 + 0.9935 * 0.9935);
+    for (int k = 0; k < 4; ++k) blocks[1][k] /= norm;
+    std::vector<double*> pointers = {blocks[0].data(), blocks[1].data(), blocks[2].data()};
+    double residuals[2];
+    std::vector<std::vector<double>> jacobians(3);
+    std::vector<double*> jacobian_pointers(3);
+    for (int b = 0; b < 3; ++b) {
+      jacobians[b].resize(2 * blocks[b].size());
+      jacobian_pointers[b] = jacobians[b].data();
+    }
+    ASSERT_TRUE(cost->Evaluate(pointers.data(), residuals, jacobian_pointers.data()));
+    for (int b = 0; b < 3; ++b) {
+      for (size_t k = 0; k < blocks[b].size(); ++k) {
+        const double saved = blocks[b][k];
+        const double h = 1e-6 * std::max(1.0, std::abs(saved));
+        double plus[2];
+        double minus[2];
+        blocks[b][k] = saved + h;
+        ASSERT_TRUE(cost->Evaluate(pointers.data(), plus, nullptr));
+        blocks[b][k] = saved - h;
+        ASSERT_TRUE(cost->Evaluate(pointers.data(), minus, nullptr));
+        blocks[b][k] = saved;
+        for (int r = 0; r < 2; ++r) {
+          const double numeric = (plus[r] - minus[r]) / (2 * h);
+          const double analytic = jacobians[b][r * blocks[b].size() + k];
+          EXPECT_NEAR(analytic, numeric, 1e-5 * std::max(1.0, std::abs(numeric)))
+              << info->name << " block " << b << " parameter " << k << " residual " << r;
+        }
+      }
+    }
+  }
+}
+
+// A point behind the camera gives zero residuals (as COLMAP's cost functions).
+TEST(ExampleColmapCameraModels, PointBehindTheCameraGivesZeroResiduals) {
+  std::unique_ptr<ceres::CostFunction> cost(
+      CreateColmapReprojectionError(colmap_models::kPinhole, 10.0, 20.0));
+  std::vector<double> point = {0.0, 0.0, -5.0};
+  std::vector<double> pose = {0, 0, 0, 1, 0, 0, 0};
+  std::vector<double> camera = {500, 500, 320, 240};
+  const double* pointers[3] = {point.data(), pose.data(), camera.data()};
+  double residuals[2] = {7, 7};
+  ASSERT_TRUE(cost->Evaluate(pointers, residuals, nullptr));
+  EXPECT_EQ(residuals[0], 0.0);
+  EXPECT_EQ(residuals[1], 0.0);
+}
+
+ColmapModel SmallModel() {
+  ColmapModel model;
+  std::string error;
+  EXPECT_TRUE(ReadColmapModelFromMemory(ColmapFormat::kText, "small",
+                                        testing_util::SmallCamerasText(),
+                                        testing_util::SmallImagesText(),
+                                        testing_util::SmallPointsText(), {}, &model, &error))
+      << error;
+  return model;
+}
+
+TEST(ExampleColmapProblem, BuiltAsColmapBuildsIt) {
+  const ColmapModel model = SmallModel();
+  ceres::Problem problem;
+  ColmapProblem colmap_problem;
+  std::string error;
+  ASSERT_TRUE(colmap_problem.Build(ColmapBundleOptions(), model, &problem, &error)) << error;
+  // Point 3 is seen once: its observation is left out.
+  EXPECT_EQ(colmap_problem.num_observations(), 5);
+  EXPECT_EQ(colmap_problem.skipped_observations(), 1);
+  EXPECT_EQ(colmap_problem.num_points(), 2);
+  EXPECT_EQ(colmap_problem.num_images(), 3);
+  EXPECT_EQ(colmap_problem.num_cameras(), 2);
+  EXPECT_EQ(problem.NumResidualBlocks(), 5);
+  // 2 points, 3 poses, 2 intrinsics blocks (shared by the images).
+  EXPECT_EQ(problem.NumParameterBlocks(), 7);
+  std::vector<double*> blocks;
+  problem.GetParameterBlocks(&blocks);
+  int constant = 0, poses = 0, fixed_coordinate_poses = 0, cameras = 0;
+  for (double* block : blocks) {
+    const int size = problem.ParameterBlockSize(block);
+    const bool is_constant = problem.IsParameterBlockConstant(block);
+    constant += is_constant;
+    if (size == 7) {
+      ++poses;
+      if (!is_constant) {
+        const int tangent = problem.ParameterBlockTangentSize(block);
+        EXPECT_TRUE(tangent == 6 || tangent == 5) << tangent;
+        fixed_coordinate_poses += tangent == 5;
+      }
+    } else if (size != 3) {
+      ++cameras;
+      // Focal length and extra parameters refined, principal point not:
+      // SIMPLE_RADIAL 4 -> 2, PINHOLE 4 -> 2.
+      EXPECT_EQ(problem.ParameterBlockTangentSize(block), 2);
+      EXPECT_FALSE(is_constant);
+    }
+  }
+  EXPECT_EQ(poses, 3);
+  EXPECT_EQ(cameras, 2);
+  EXPECT_EQ(constant, 1);  // the first image's pose (the gauge)
+  EXPECT_EQ(fixed_coordinate_poses, 1);
+  ASSERT_EQ(colmap_problem.gauge_images().size(), 2u);
+  EXPECT_EQ(colmap_problem.gauge_images()[0], 1u);
+  EXPECT_EQ(colmap_problem.gauge_images()[1], 2u);
+  auto ordering = colmap_problem.PointsFirstOrdering();
+  EXPECT_EQ(ordering->NumGroups(), 2);
+  EXPECT_EQ(ordering->GroupSize(0), 2);
+  EXPECT_EQ(ordering->GroupSize(1), 5);
+}
+
+TEST(ExampleColmapProblem, RefineFlagsAndLosses) {
+  const ColmapModel model = SmallModel();
+  {
+    ColmapBundleOptions options;
+    options.refine_focal_length = false;
+    options.refine_extra_params = false;
+    options.refine_extrinsics = false;
+    ceres::Problem problem;
+    ColmapProblem colmap_problem;
+    std::string error;
+    ASSERT_TRUE(colmap_problem.Build(options, model, &problem, &error)) << error;
+    std::vector<double*> blocks;
+    problem.GetParameterBlocks(&blocks);
+    for (double* block : blocks) {
+      // Only the points vary.
+      EXPECT_EQ(problem.IsParameterBlockConstant(block), problem.ParameterBlockSize(block) != 3);
+    }
+  }
+  {
+    ColmapBundleOptions options;
+    options.refine_principal_point = true;
+    options.loss = ColmapLoss::kCauchy;
+    options.loss_scale = 2.0;
+    ceres::Problem problem;
+    ColmapProblem colmap_problem;
+    std::string error;
+    ASSERT_TRUE(colmap_problem.Build(options, model, &problem, &error)) << error;
+    std::vector<ceres::ResidualBlockId> residuals;
+    problem.GetResidualBlocks(&residuals);
+    ASSERT_FALSE(residuals.empty());
+    EXPECT_NE(problem.GetLossFunctionForResidualBlock(residuals[0]), nullptr);
+    std::vector<double*> blocks;
+    problem.GetParameterBlocks(&blocks);
+    for (double* block : blocks) {
+      const int size = problem.ParameterBlockSize(block);
+      if (size == 4) {
+        EXPECT_EQ(problem.ParameterBlockTangentSize(block), 4);  // everything refined
+      }
+    }
+  }
+  ColmapLoss loss;
+  EXPECT_TRUE(StringToColmapLoss("soft_l1", &loss));
+  EXPECT_EQ(loss, ColmapLoss::kSoftL1);
+  EXPECT_FALSE(StringToColmapLoss("l2", &loss));
+}
+
+TEST(ExampleColmapProblem, NothingToAdjust) {
+  ColmapModel model = SmallModel();
+  model.points3D.clear();
+  for (ColmapImage& image : model.images) {
+    for (ColmapPoint2D& point : image.points2D) point.point3D_id = kInvalidPoint3DId;
+  }
+  ceres::Problem problem;
+  ColmapProblem colmap_problem;
+  std::string error;
+  EXPECT_FALSE(colmap_problem.Build(ColmapBundleOptions(), model, &problem, &error));
+  EXPECT_NE(error.find("nothing to adjust"), std::string::npos) << error;
+}
+
+// The gauge falls back to three points when no second image is away from
+// the first.
+TEST(ExampleColmapProblem, GaugeFallsBackToThreePoints) {
+  ColmapModel model = SmallModel();
+  for (ColmapImage& image : model.images) {
+    for (int k = 0; k < 4; ++k) image.qvec[k] = model.images[0].qvec[k];
+    for (int k = 0; k < 3; ++k) image.tvec[k] = 0.0;
+  }
+  ceres::Problem problem;
+  ColmapProblem colmap_problem;
+  std::string error;
+  ASSERT_TRUE(colmap_problem.Build(ColmapBundleOptions(), model, &problem, &error)) << error;
+  EXPECT_TRUE(colmap_problem.gauge_images().empty());
+  EXPECT_EQ(colmap_problem.gauge_fixed_points(), 2);  // the only two points in the problem
+}
+
+// ------------------------------------------------------------- solving ----
+
+bool LoadShared(ColmapModel* model) {
+  const std::string folder = testing_util::SharedModel();
+  if (!FileExists(folder + "/cameras.bin")) return false;
+  ColmapFormat format;
+  std::string error;
+  EXPECT_TRUE(ReadColmapModel(folder, {}, model, &format, &error)) << error;
+  return true;
+}
+
+// The shared model with only images id <= max_id and the points seen by at
+// least two of them (for the dense solvers, whose matrices grow with the
+// whole problem).
+ColmapModel Subset(const ColmapModel& full, uint32_t max_id) {
+  ColmapModel model;
+  model.cameras = full.cameras;
+  for (const ColmapImage& image : full.images) {
+    if (image.id <= max_id) model.images.push_back(image);
+  }
+  for (const ColmapPoint3D& point : full.points3D) {
+    ColmapPoint3D kept = point;
+    kept.track.clear();
+    for (const ColmapTrackElement& e : point.track) {
+      if (e.image_id <= max_id) kept.track.push_back(e);
+    }
+    if (kept.track.size() >= 2) model.points3D.push_back(kept);
+  }
+  std::unordered_map<uint64_t, bool> kept_ids;
+  for (const ColmapPoint3D& point : model.points3D) kept_ids[point.id] = true;
+  for (ColmapImage& image : model.images) {
+    for (ColmapPoint2D& point : image.points2D) {
+      if (point.point3D_id != kInvalidPoint3DId && kept_ids.count(point.point3D_id) == 0) {
+        point.point3D_id = kInvalidPoint3DId;
+      }
+    }
+  }
+  model.BuildIndex();
+  return model;
+}
+
+struct SolveResult {
+  double initial_error = 0;
+  double final_error = 0;
+  double initial_cost = 0;
+  double final_cost = 0;
+  ceres::TerminationType termination = ceres::FAILURE;
+};
+
+SolveResult SolveModel(const ColmapModel& model, const Solver::Options& options,
+                       bool plain_ceres = false) {
+  SolveResult result;
+  ceres::Problem problem;
+  ColmapProblem colmap_problem;
+  std::string error;
+  EXPECT_TRUE(colmap_problem.Build(ColmapBundleOptions(), model, &problem, &error)) << error;
+  result.initial_error = colmap_problem.MeanReprojectionError();
+  if (plain_ceres) {
+    ceres::Solver::Options ceres_options = options;
+    ceres_options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
+    ceres::Solver::Summary summary;
+    ceres::Solve(ceres_options, &problem, &summary);
+    result.initial_cost = summary.initial_cost;
+    result.final_cost = summary.final_cost;
+    result.termination = summary.termination_type;
+  } else {
+    Solver::Options sqrt_options = options;
+    sqrt_options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
+    Solver::Summary summary;
+    Solve(sqrt_options, &problem, &summary);
+    result.initial_cost = summary.initial_cost;
+    result.final_cost = summary.final_cost;
+    result.termination = summary.termination_type;
+    EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+  }
+  result.final_error = colmap_problem.MeanReprojectionError();
+  return result;
+}
+
+Solver::Options OptionsFor(const std::string& name, int iterations) {
+  Solver::Options options;
+  options.max_num_iterations = iterations;
+  options.num_threads = 1;
+  if (name == "sqrt_automatic+dense_schur") {
+    // COLMAP's choice for 40 images, to its square-root counterpart.
+    options.linear_solver_type = ceres::DENSE_SCHUR;
+    options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+  } else if (name == "sqrt_iterative_schur" || name == "sqrt_sparse_schur") {
+    EXPECT_TRUE(StringToSqrtLinearSolverType(name, &options.sqrt_linear_solver_type));
+    options.linear_solver_type = name == "sqrt_sparse_schur" ? ceres::SPARSE_SCHUR
+                                                             : ceres::ITERATIVE_SCHUR;
+    options.preconditioner_type = ceres::SCHUR_JACOBI;
+  } else {
+    EXPECT_TRUE(ceres::StringToLinearSolverType(name, &options.linear_solver_type)) << name;
+    if (options.linear_solver_type == ceres::ITERATIVE_SCHUR) {
+      options.preconditioner_type = ceres::SCHUR_JACOBI;
+    }
+  }
+  return options;
+}
+
+// Our projection, pose convention and error agree with COLMAP's: the ERROR
+// COLMAP stored for each point of the shared model (the mean reprojection
+// error of its track) is what WriteBack computes from the model as read, and
+// the mean of those is MeanReprojectionError.
+TEST(ExampleColmapSolve, PointErrorsMatchTheOnesColmapStored) {
+  ColmapModel model;
+  if (!LoadShared(&model)) {
+    GTEST_SKIP() << "shared COLMAP model not found in " << testing_util::ColmapDir()
+                 << " (set CERES_SQRTBA_COLMAP_DIR)";
+  }
+  ceres::Problem problem;
+  ColmapProblem colmap_problem;
+  std::string error;
+  ASSERT_TRUE(colmap_problem.Build(ColmapBundleOptions(), model, &problem, &error)) << error;
+  ColmapModel recomputed = model;
+  colmap_problem.WriteBack(&recomputed);
+  double sum = 0.0;
+  double largest_difference = 0.0;
+  for (size_t p = 0; p < model.points3D.size(); ++p) {
+    sum += model.points3D[p].error;
+    largest_difference = std::max(
+        largest_difference, std::abs(recomputed.points3D[p].error - model.points3D[p].error));
+  }
+  EXPECT_LT(largest_difference, 1e-6);
+  EXPECT_NEAR(colmap_problem.MeanReprojectionError(), sum / model.points3D.size(), 1e-9);
+  std::printf("largest difference to COLMAP's point errors: %.3e px; mean error %.6f px\n",
+              largest_difference, colmap_problem.MeanReprojectionError());
+}
+
+TEST(ExampleColmapSolve, EverySolverLowersTheReprojectionError) {
+  ColmapModel model;
+  if (!LoadShared(&model)) {
+    GTEST_SKIP() << "shared COLMAP model not found in " << testing_util::ColmapDir()
+                 << " (set CERES_SQRTBA_COLMAP_DIR)";
+  }
+  testing_util::Perturb(0.01, 0.01, 1.01, &model);
+  const ColmapModel small = Subset(model, 8);
+  ASSERT_GE(small.points3D.size(), 100u);
+  struct Run {
+    const char* solver;
+    bool full;  // the whole model, else the 8-image subset
+  };
+  const Run runs[] = {
+      {"dense_schur", true},           {"sparse_schur", true},
+      {"iterative_schur", true},       {"sparse_normal_cholesky", true},
+      {"cgnr", true},                  {"dense_qr", false},
+      {"dense_normal_cholesky", false}, {"sqrt_iterative_schur", true},
+      {"sqrt_sparse_schur", true},
+  };
+  for (const Run& run : runs) {
+    const SolveResult result = SolveModel(run.full ? model : small, OptionsFor(run.solver, 10));
+    EXPECT_LT(result.final_cost, 0.5 * result.initial_cost) << run.solver;
+    EXPECT_LT(result.final_error, result.initial_error) << run.solver;
+    EXPECT_LT(result.final_error, 2.0) << run.solver;  // the model's own is 1.15 px
+    std::printf("%-24s %-6s cost %.6e -> %.6e, mean reprojection error %.4f -> %.4f px\n",
+                run.solver, run.full ? "full" : "subset", result.initial_cost, result.final_cost,
+                result.initial_error, result.final_error);
+  }
+}
+
+TEST(ExampleColmapSolve, SquareRootSolversEndAtCeresCost) {
+  ColmapModel model;
+  if (!LoadShared(&model)) {
+    GTEST_SKIP() << "shared COLMAP model not found in " << testing_util::ColmapDir()
+                 << " (set CERES_SQRTBA_COLMAP_DIR)";
+  }
+  testing_util::Perturb(0.01, 0.01, 1.01, &model);
+  auto converge = [](Solver::Options options) {
+    options.function_tolerance = 1e-14;
+    options.gradient_tolerance = 1e-14;
+    options.parameter_tolerance = 1e-14;
+    options.max_linear_solver_iterations = 500;
+    return options;
+  };
+  const SolveResult reference =
+      SolveModel(model, converge(OptionsFor("sparse_schur", 50)), /*plain_ceres=*/true);
+  ASSERT_NE(reference.termination, ceres::FAILURE);
+  struct Run {
+    const char* solver;
+    Precision precision;
+    double tolerance;
+  };
+  const Run runs[] = {
+      {"sqrt_sparse_schur", DOUBLE_PRECISION, 1e-6},
+      {"sqrt_iterative_schur", DOUBLE_PRECISION, 1e-6},
+      {"sqrt_sparse_schur", SINGLE_PRECISION, 1e-4},
+      {"sqrt_iterative_schur", SINGLE_PRECISION, 1e-4},
+      {"sqrt_automatic+dense_schur", DOUBLE_PRECISION, 1e-6},
+      {"sqrt_automatic+dense_schur", SINGLE_PRECISION, 1e-4},
+  };
+  for (const Run& run : runs) {
+    Solver::Options options = converge(OptionsFor(run.solver, 50));
+    options.precision = run.precision;
+    const SolveResult result = SolveModel(model, options);
+    const double relative = std::abs(result.final_cost - reference.final_cost) / reference.final_cost;
+    EXPECT_LE(relative, run.tolerance)
+        << run.solver << (run.precision == SINGLE_PRECISION ? " single" : " double") << ": "
+        << result.final_cost << " vs ceres " << reference.final_cost;
+    std::printf("%-26s %-6s final cost %.10e (ceres sparse_schur %.10e, relative %.2e)\n",
+                run.solver, run.precision == SINGLE_PRECISION ? "single" : "double",
+                result.final_cost, reference.final_cost, relative);
+  }
+}
+
+}  // namespace
+}  // namespace examples
+}  // namespace ceres_sqrtba
