@@ -11,7 +11,8 @@
 // solves made under the same machine load. Prints markdown tables.
 //
 //   pipeline_benchmark [--repeats=3] [--scale=1] [--threads=2]
-//                      [--local_ba_solves=1000] [--only=<substring>]
+//                      [--local_ba_solves=300] [--only=<substring>]
+//                      [--jacobians_at_candidates=true]   (the sqrt solves')
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,8 +37,9 @@ struct Flags {
   int repeats = 3;
   double scale = 1.0;
   int threads = 2;
-  int local_ba_solves = 1000;
+  int local_ba_solves = 300;
   std::string only;
+  bool jacobians_at_candidates = true;  // the square-root solver's default
 };
 
 bool ParseFlag(const std::string& arg, const std::string& name, std::string* value) {
@@ -86,9 +88,12 @@ const std::vector<Variant>& Variants() {
   return variants;
 }
 
+bool g_jacobians_at_candidates = true;
+
 Solver::Options WithVariant(const Solver::Options& base, const Variant& v) {
   Solver::Options o = base;
   if (v.sqrt) {
+    o.jacobians_at_candidates = g_jacobians_at_candidates;
     o.sqrt_linear_solver_type = ceres_sqrtba::SQRT_AUTOMATIC;
     o.precision = v.precision;
   }
@@ -159,7 +164,7 @@ Solver::Options Base(const Flags& flags) {
 
 std::vector<Case> Cases(const Flags& flags) {
   const int images = 200;
-  const int points = std::max(100, static_cast<int>(20000 * flags.scale));
+  const int points = std::max(100, static_cast<int>(10000 * flags.scale));
   const int track = 6;
   std::ostringstream size;
   size << images << " img, " << points << " pts, " << track << " obs/pt";
@@ -183,7 +188,7 @@ std::vector<Case> Cases(const Flags& flags) {
     return o;
   };
   {
-    const int small_points = std::max(100, static_cast<int>(5000 * flags.scale));
+    const int small_points = std::max(100, static_cast<int>(4000 * flags.scale));
     std::ostringstream small;
     small << 40 << " img, " << small_points << " pts, " << track << " obs/pt";
     cases.push_back({"COLMAP global BA (<= 50 images)", small.str(),
@@ -203,8 +208,13 @@ std::vector<Case> Cases(const Flags& flags) {
     o.preconditioner_type = ceres::CLUSTER_TRIDIAGONAL;
     o.function_tolerance = 1e-5;
     o.max_num_iterations = 100;
-    cases.push_back({"GLOMAP global positioning", size.str(),
-                     GlomapPositioningProblem(MakeScene(images, points, 1003, track), 1004), o});
+    // A fifth of the points: its reduced system holds the points too (only
+    // the scales are eliminated), 100 iterations with a line search each.
+    const int positioning_points = std::max(100, points / 5);
+    std::ostringstream positioning_size;
+    positioning_size << images << " img, " << positioning_points << " pts, " << track << " obs/pt";
+    cases.push_back({"GLOMAP global positioning", positioning_size.str(),
+                     GlomapPositioningProblem(MakeScene(images, positioning_points, 1003, track), 1004), o});
     o.max_num_iterations = 200;
     cases.push_back({"GLOMAP bundle adjustment", size.str(),
                      ColmapProblem(MakeScene(images, points, 1005, track)), o});
@@ -271,8 +281,8 @@ std::vector<Case> Cases(const Flags& flags) {
 // 100 linear solver iterations, Soft-L1(1), one thread (< 50000 residuals).
 void RunLocalBundleAdjustmentLoop(const Flags& flags) {
   const int num_images = 16, free_begin = 3, free_end = 13;  // images 3..12 free
-  const int points = std::max(100, static_cast<int>(2000 * flags.scale));
-  const int track = 5;
+  const int points = std::max(50, static_cast<int>(1500 * flags.scale));
+  const int track = 4;
   std::vector<int> constant;
   for (int i = 0; i < num_images; ++i) {
     if (i < free_begin || i >= free_end) constant.push_back(i);
@@ -296,6 +306,11 @@ void RunLocalBundleAdjustmentLoop(const Flags& flags) {
 
   const std::vector<Variant>& variants = Variants();
   std::vector<double> total(variants.size(), 0.0), iterations(variants.size(), 0.0), cost(variants.size(), 0.0);
+  // Where a solve's time goes, from the summaries (seconds, summed).
+  struct Parts {
+    double preprocessor = 0, residuals = 0, jacobians = 0, linear_solver = 0, minimizer = 0, postprocessor = 0;
+  };
+  std::vector<Parts> parts(variants.size());
   std::vector<std::string> ran(variants.size());
   for (int n = 0; n < flags.local_ba_solves; ++n) {
     const PipelineProblem& p = problems[n % problems.size()];
@@ -307,6 +322,13 @@ void RunLocalBundleAdjustmentLoop(const Flags& flags) {
       iterations[which] += static_cast<double>(s.iterations.size()) - 1.0;
       cost[which] += s.final_cost;
       ran[which] = WhatRan(s);
+      Parts& q = parts[which];
+      q.preprocessor += s.preprocessor_time_in_seconds;
+      q.residuals += s.residual_evaluation_time_in_seconds;
+      q.jacobians += s.jacobian_evaluation_time_in_seconds;
+      q.linear_solver += s.linear_solver_time_in_seconds;
+      q.minimizer += s.minimizer_time_in_seconds;
+      q.postprocessor += s.postprocessor_time_in_seconds;
     }
   }
   std::cout << "\nCOLMAP local bundle adjustment loop: " << flags.local_ba_solves << " solves of " << num_images
@@ -319,6 +341,20 @@ void RunLocalBundleAdjustmentLoop(const Flags& flags) {
     std::cout << "| " << variants[k].name << " | " << ran[k] << " | " << Fmt("%.2f", total[k]) << " | "
               << Fmt("%.2f", 1e3 * total[k] / solves) << " | " << Fmt("%.1f", iterations[k] / solves) << " | "
               << Fmt("%.6e", cost[k] / solves) << " | " << Fmt("%.2f", total[k] / total[0]) << " |\n";
+  }
+  std::cout << "\nPer solve, from the summaries (ms): the minimizer's time less residual and Jacobian evaluations\n"
+               "and linear solves is its own bookkeeping (steps, trust region, state updates).\n\n"
+            << "| variant | preprocessor | residual evaluations | Jacobian evaluations | linear solver | "
+               "minimizer, rest | postprocessor | wall |\n"
+            << "|---|---|---|---|---|---|---|---|\n";
+  for (size_t k = 0; k < variants.size(); ++k) {
+    const Parts& q = parts[k];
+    const double rest = q.minimizer - q.residuals - q.jacobians - q.linear_solver;
+    std::cout << "| " << variants[k].name << " | " << Fmt("%.2f", 1e3 * q.preprocessor / solves) << " | "
+              << Fmt("%.2f", 1e3 * q.residuals / solves) << " | " << Fmt("%.2f", 1e3 * q.jacobians / solves) << " | "
+              << Fmt("%.2f", 1e3 * q.linear_solver / solves) << " | " << Fmt("%.2f", 1e3 * rest / solves) << " | "
+              << Fmt("%.2f", 1e3 * q.postprocessor / solves) << " | " << Fmt("%.2f", 1e3 * total[k] / solves)
+              << " |\n";
   }
 }
 
@@ -337,14 +373,18 @@ int main(int argc, char** argv) {
       flags.threads = std::max(1, std::atoi(value.c_str()));
     } else if (ParseFlag(arg, "local_ba_solves", &value)) {
       flags.local_ba_solves = std::max(0, std::atoi(value.c_str()));
+    } else if (ParseFlag(arg, "jacobians_at_candidates", &value)) {
+      flags.jacobians_at_candidates = value != "false" && value != "0";
     } else if (ParseFlag(arg, "only", &value)) {
       flags.only = value;
     } else {
       std::cerr << "usage: " << argv[0]
-                << " [--repeats=3] [--scale=1] [--threads=2] [--local_ba_solves=1000] [--only=<substring>]\n";
+                << " [--repeats=3] [--scale=1] [--threads=2] [--local_ba_solves=300] [--only=<substring>]"
+                   " [--jacobians_at_candidates=true]\n";
       return 2;
     }
   }
+  g_jacobians_at_candidates = flags.jacobians_at_candidates;
   std::cout << "CPU: " << CpuModel() << ", threads per solve: " << flags.threads << ", repeats: " << flags.repeats
             << ", load average at start: " << LoadAverage() << "\n\n";
   std::cout << "| pipeline | size | variant | ran | median time (s) | final cost | iterations | termination | "

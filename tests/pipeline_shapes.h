@@ -498,7 +498,8 @@ inline PipelineProblem AliceVisionProblem(const Scene& scene, double loss_scale 
 // pose constant. num_control_points > 0 adds ground control points: constant
 // 3-D points at their true place, seen by every image of a window, their
 // observations weighted by control_point_weight and without a loss (a
-// second residual type whose only free block is the camera).
+// second residual type whose only free block is the camera); they then fix
+// the gauge instead of the first pose.
 inline PipelineProblem OpenMvgProblem(const Scene& scene, double loss_scale = 16.0, int num_control_points = 0,
                                       double control_point_weight = 20.0) {
   auto s = std::make_shared<const Scene>(scene);
@@ -539,7 +540,9 @@ inline PipelineProblem OpenMvgProblem(const Scene& scene, double loss_scale = 16
     }
     for (auto& gcp : v->extra) problem->SetParameterBlockConstant(gcp.data());
     problem->SetManifold(v->intrinsics.data(), new ceres::SubsetManifold(8, {1, 2}));
-    problem->SetParameterBlockConstant(v->poses[0].data());
+    // The gauge: the control points when there are some (a constant noisy
+    // pose would contradict them), else the first pose.
+    if (v->extra.empty()) problem->SetParameterBlockConstant(v->poses[0].data());
   };
   return p;
 }
