@@ -208,6 +208,19 @@ inline ceres::Manifold* PoseManifold() {
   return new ceres::ProductManifold<ceres::EigenQuaternionManifold, ceres::EuclideanManifold<3>>();
 }
 
+// Manifolds and constancy only for the blocks the residuals added (an image
+// of a large sparse scene may see no point).
+inline void SetManifoldIfPresent(ceres::Problem* problem, double* block, ceres::Manifold* manifold) {
+  if (problem->HasParameterBlock(block)) {
+    problem->SetManifold(block, manifold);
+  } else {
+    delete manifold;
+  }
+}
+inline void SetConstantIfPresent(ceres::Problem* problem, double* block) {
+  if (problem->HasParameterBlock(block)) problem->SetParameterBlockConstant(block);
+}
+
 using Build = std::function<void(Values*, ceres::Problem*)>;
 // The problem's evaluation callback, made for the values of one solve.
 using MakeCallback = std::function<std::unique_ptr<ceres::EvaluationCallback>(Values*)>;
@@ -255,9 +268,9 @@ inline PipelineProblem ColmapProblem(const Scene& scene, double loss_scale = 1.0
           new ceres::AutoDiffCostFunction<ReprojectionError, 2, 7, 4, 3>(new ReprojectionError(o.pixel)), loss,
           v->poses[o.image].data(), v->intrinsics.data(), v->points[o.point].data());
     }
-    for (auto& pose : v->poses) problem->SetManifold(pose.data(), PoseManifold());
-    problem->SetManifold(v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
-    for (int i : constant_images) problem->SetParameterBlockConstant(v->poses[i].data());
+    for (auto& pose : v->poses) SetManifoldIfPresent(problem, pose.data(), PoseManifold());
+    SetManifoldIfPresent(problem, v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
+    for (int i : constant_images) SetConstantIfPresent(problem, v->poses[i].data());
   };
   return p;
 }
@@ -290,10 +303,10 @@ inline PipelineProblem RigProblem(const Scene& scene, double loss_scale = 2.0) {
                                 loss, v->poses[o.image / 2].data(), v->poses[num_rigs + o.image % 2].data(),
                                 v->intrinsics.data(), v->points[o.point].data());
     }
-    for (auto& pose : v->poses) problem->SetManifold(pose.data(), PoseManifold());
-    problem->SetManifold(v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
-    problem->SetParameterBlockConstant(v->poses[0].data());
-    problem->SetParameterBlockConstant(v->poses[num_rigs].data());
+    for (auto& pose : v->poses) SetManifoldIfPresent(problem, pose.data(), PoseManifold());
+    SetManifoldIfPresent(problem, v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
+    SetConstantIfPresent(problem, v->poses[0].data());
+    SetConstantIfPresent(problem, v->poses[num_rigs].data());
   };
   return p;
 }
@@ -311,10 +324,10 @@ inline PipelineProblem TheiaProblem(const Scene& scene, double loss_scale = 2.0)
                                     new HomogeneousReprojectionError(o.pixel)),
                                 loss, v->poses[o.image].data(), v->intrinsics.data(), v->points[o.point].data());
     }
-    for (auto& pose : v->poses) problem->SetManifold(pose.data(), PoseManifold());
-    for (auto& point : v->points) problem->SetManifold(point.data(), new ceres::SphereManifold<4>());
-    problem->SetManifold(v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
-    problem->SetParameterBlockConstant(v->poses[0].data());
+    for (auto& pose : v->poses) SetManifoldIfPresent(problem, pose.data(), PoseManifold());
+    for (auto& point : v->points) SetManifoldIfPresent(problem, point.data(), new ceres::SphereManifold<4>());
+    SetManifoldIfPresent(problem, v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
+    SetConstantIfPresent(problem, v->poses[0].data());
   };
   return p;
 }
@@ -345,9 +358,9 @@ inline PipelineProblem OpenSfmProblem(const Scene& scene, double loss_scale = 1.
       problem->AddResidualBlock(cost, loss, v->poses[o.image].data(), v->intrinsics.data(),
                                 v->points[o.point].data());
     }
-    for (auto& pose : v->poses) problem->SetManifold(pose.data(), PoseManifold());
-    problem->SetParameterBlockConstant(v->poses[0].data());
-    problem->SetParameterBlockConstant(v->intrinsics.data());
+    for (auto& pose : v->poses) SetManifoldIfPresent(problem, pose.data(), PoseManifold());
+    SetConstantIfPresent(problem, v->poses[0].data());
+    SetConstantIfPresent(problem, v->intrinsics.data());
   };
   return p;
 }
@@ -398,8 +411,8 @@ inline PipelineProblem GlomapPositioningProblem(const Scene& scene, unsigned see
           v->poses[o.image].data(), v->points[o.point].data(), v->intrinsics.data() + k);
       problem->SetParameterLowerBound(v->intrinsics.data() + k, 0, 1e-5);
     }
-    problem->SetParameterBlockConstant(v->poses[0].data());
-    problem->SetParameterBlockConstant(v->poses[second_fixed].data());
+    SetConstantIfPresent(problem, v->poses[0].data());
+    SetConstantIfPresent(problem, v->poses[second_fixed].data());
   };
   return p;
 }
@@ -486,9 +499,9 @@ inline PipelineProblem AliceVisionProblem(const Scene& scene, double loss_scale 
                                 v->poses[o.image].data(), v->intrinsics.data(), v->points[o.point].data());
     }
     // Only the translations move (the rotation is the callback's data).
-    for (auto& pose : v->poses) problem->SetManifold(pose.data(), new ceres::SubsetManifold(7, {0, 1, 2, 3}));
-    problem->SetParameterBlockConstant(v->poses[0].data());
-    problem->SetManifold(v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
+    for (auto& pose : v->poses) SetManifoldIfPresent(problem, pose.data(), new ceres::SubsetManifold(7, {0, 1, 2, 3}));
+    SetConstantIfPresent(problem, v->poses[0].data());
+    SetManifoldIfPresent(problem, v->intrinsics.data(), new ceres::SubsetManifold(4, {1, 2}));
   };
   return p;
 }
@@ -538,11 +551,11 @@ inline PipelineProblem OpenMvgProblem(const Scene& scene, double loss_scale = 16
                                     new BrownReprojectionError(o.pixel, control_point_weight)),
                                 nullptr, v->intrinsics.data(), v->poses[o.image].data(), v->extra[o.point].data());
     }
-    for (auto& gcp : v->extra) problem->SetParameterBlockConstant(gcp.data());
-    problem->SetManifold(v->intrinsics.data(), new ceres::SubsetManifold(8, {1, 2}));
+    for (auto& gcp : v->extra) SetConstantIfPresent(problem, gcp.data());
+    SetManifoldIfPresent(problem, v->intrinsics.data(), new ceres::SubsetManifold(8, {1, 2}));
     // The gauge: the control points when there are some (a constant noisy
     // pose would contradict them), else the first pose.
-    if (v->extra.empty()) problem->SetParameterBlockConstant(v->poses[0].data());
+    if (v->extra.empty()) SetConstantIfPresent(problem, v->poses[0].data());
   };
   return p;
 }
