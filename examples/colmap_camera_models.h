@@ -95,6 +95,16 @@ inline std::string SupportedModelNames() {
 
 namespace internal {
 
+// The normalized image coordinates a = x/z, b = y/z of a point in front of
+// the camera; false (no projection) for a point on or behind its plane.
+template <typename T>
+bool ToImagePlane(const T* xyz, T* a, T* b) {
+  if (xyz[2] < T(std::numeric_limits<double>::epsilon())) return false;
+  *a = xyz[0] / xyz[2];
+  *b = xyz[1] / xyz[2];
+  return true;
+}
+
 using std::atan;
 using std::sqrt;
 using ceres::atan;
@@ -131,9 +141,8 @@ struct SimplePinhole {
   static constexpr int kNumParams = 3;
   template <typename T>
   static bool Project(const T* p, const T* xyz, T* pixel) {
-    if (xyz[2] < T(std::numeric_limits<double>::epsilon())) return false;
-    const T a = xyz[0] / xyz[2];
-    const T b = xyz[1] / xyz[2];
+    T a, b;
+    if (!internal::ToImagePlane(xyz, &a, &b)) return false;
     internal::ToPixels(p[0], p[0], p[1], p[2], a, b, &pixel[0], &pixel[1]);
     return true;
   }
@@ -144,9 +153,8 @@ struct Pinhole {
   static constexpr int kNumParams = 4;
   template <typename T>
   static bool Project(const T* p, const T* xyz, T* pixel) {
-    if (xyz[2] < T(std::numeric_limits<double>::epsilon())) return false;
-    const T a = xyz[0] / xyz[2];
-    const T b = xyz[1] / xyz[2];
+    T a, b;
+    if (!internal::ToImagePlane(xyz, &a, &b)) return false;
     internal::ToPixels(p[0], p[1], p[2], p[3], a, b, &pixel[0], &pixel[1]);
     return true;
   }
@@ -157,9 +165,8 @@ struct SimpleRadial {
   static constexpr int kNumParams = 4;
   template <typename T>
   static bool Project(const T* p, const T* xyz, T* pixel) {
-    if (xyz[2] < T(std::numeric_limits<double>::epsilon())) return false;
-    const T a = xyz[0] / xyz[2];
-    const T b = xyz[1] / xyz[2];
+    T a, b;
+    if (!internal::ToImagePlane(xyz, &a, &b)) return false;
     const T r2 = a * a + b * b;
     const T gain = T(1) + p[3] * r2;
     internal::ToPixels(p[0], p[0], p[1], p[2], a * gain, b * gain, &pixel[0], &pixel[1]);
@@ -172,9 +179,8 @@ struct Radial {
   static constexpr int kNumParams = 5;
   template <typename T>
   static bool Project(const T* p, const T* xyz, T* pixel) {
-    if (xyz[2] < T(std::numeric_limits<double>::epsilon())) return false;
-    const T a = xyz[0] / xyz[2];
-    const T b = xyz[1] / xyz[2];
+    T a, b;
+    if (!internal::ToImagePlane(xyz, &a, &b)) return false;
     const T r2 = a * a + b * b;
     const T gain = T(1) + p[3] * r2 + p[4] * r2 * r2;
     internal::ToPixels(p[0], p[0], p[1], p[2], a * gain, b * gain, &pixel[0], &pixel[1]);
@@ -187,9 +193,8 @@ struct OpenCV {
   static constexpr int kNumParams = 8;
   template <typename T>
   static bool Project(const T* p, const T* xyz, T* pixel) {
-    if (xyz[2] < T(std::numeric_limits<double>::epsilon())) return false;
-    const T a = xyz[0] / xyz[2];
-    const T b = xyz[1] / xyz[2];
+    T a, b;
+    if (!internal::ToImagePlane(xyz, &a, &b)) return false;
     const T& k1 = p[4];
     const T& k2 = p[5];
     const T& p1 = p[6];
@@ -209,9 +214,8 @@ struct FullOpenCV {
   static constexpr int kNumParams = 12;
   template <typename T>
   static bool Project(const T* p, const T* xyz, T* pixel) {
-    if (xyz[2] < T(std::numeric_limits<double>::epsilon())) return false;
-    const T a = xyz[0] / xyz[2];
-    const T b = xyz[1] / xyz[2];
+    T a, b;
+    if (!internal::ToImagePlane(xyz, &a, &b)) return false;
     const T& k1 = p[4];
     const T& k2 = p[5];
     const T& p1 = p[6];
