@@ -564,6 +564,94 @@ std::string FindBalFile() {
   return names.empty() ? std::string() : folder + "/" + names.front();
 }
 
+// The per-solve setup of the projected storage, ProjectedLandmarkBlocks::Damp:
+// every landmark's thin QR of its damped columns and the reduced right-hand
+// side, batched (one landmark per SIMD lane, landmark_batches.h) or one
+// landmark at a time, on the BAL file (ladybug-49) or the synthetic problem
+// of the evaluator benchmarks (200 cameras, 20 000 points, 5 observations
+// each), one thread.
+class DampFixture {
+ public:
+  explicit DampFixture(const std::string& bal_path) : context_(1) {
+    std::string error;
+    bool ok;
+    if (!bal_path.empty()) {
+      ok = examples::BalProblem::Read(bal_path, examples::BalReadOptions(), &bal_, &error);
+    } else {
+      examples::SyntheticOptions synthetic;
+      synthetic.num_cameras = 200;
+      synthetic.num_points = 20000;
+      synthetic.observations_per_point = 5;
+      ok = examples::MakeSyntheticProblem(synthetic, &bal_, &error);
+    }
+    ok = ok && bal_.Normalize(&error);
+    examples::BuildOptions build;
+    build.robustify = true;
+    ok = ok && examples::BuildProblem(build, &bal_, &problem_, &error);
+    ok = ok && BuildProblemStructure(problem_, nullptr, &s_, &error) == StructureStatus::kOk;
+    if (!ok) {
+      std::fprintf(stderr, "kernels_benchmark: Damp: %s\n", error.c_str());
+      std::abort();
+    }
+    options_.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+    factory_ = std::make_unique<LinearSolverFactory>(s_, options_);
+    layout_ = std::make_unique<ProjectedBlockLayout>(s_);
+    evaluator_ = std::make_unique<Evaluator>(s_, factory_->partition(), &context_);
+    for (const Group& group : s_.groups) observations_ += group.num_rows / 2;
+  }
+  template <typename Scalar>
+  void Run(benchmark::State& state, bool batched) {
+    ProjectedLandmarkBlocks<Scalar> blocks(s_, *layout_, factory_->partition(), &context_,
+                                           batched ? LandmarkQr::kBatchedInScalar : LandmarkQr::kOneAtATime);
+    std::vector<double> x = StateFromUser(s_), g(s_.num_effective_parameters);
+    double cost;
+    evaluator_->EvaluateJacobian(x.data(), true, &cost, g.data(), &blocks);
+    std::vector<double> d(s_.num_effective_parameters, 0.1), rhs(std::max(1, s_.num_camera_parameters));
+    for (auto _ : state) {
+      blocks.Damp(d.data(), rhs.data());
+      benchmark::DoNotOptimize(rhs.data());
+    }
+    state.counters["ns/obs"] = benchmark::Counter(
+        1e-9 * observations_, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    state.counters["batched"] = static_cast<double>(blocks.batches().batched_groups) / s_.groups.size();
+  }
+
+ private:
+  ParallelContext context_;
+  examples::BalProblem bal_;
+  ceres::Problem problem_;
+  ProblemStructure s_;
+  Solver::Options options_;
+  std::unique_ptr<LinearSolverFactory> factory_;
+  std::unique_ptr<ProjectedBlockLayout> layout_;
+  std::unique_ptr<Evaluator> evaluator_;
+  double observations_ = 0;
+};
+
+void RegisterDampBenchmarks(const std::string& bal) {
+  std::vector<std::pair<std::string, std::string>> specs;
+  if (!bal.empty()) specs.emplace_back("bal", bal);
+  specs.emplace_back("synthetic", "");
+  for (const auto& spec : specs) {
+    // Built on first use: a filter that skips these benchmarks reads nothing.
+    auto fixture = std::make_shared<std::unique_ptr<DampFixture>>();
+    const std::string path = spec.second;
+    auto get = [fixture, path]() -> DampFixture& {
+      if (*fixture == nullptr) *fixture = std::make_unique<DampFixture>(path);
+      return **fixture;
+    };
+    for (const bool batched : {false, true}) {
+      const std::string suffix = spec.first + (batched ? "/batched" : "/per_landmark");
+      benchmark::RegisterBenchmark(("BM_ProjectedDamp<float>/" + suffix).c_str(),
+                                   [get, batched](benchmark::State& st) { get().Run<float>(st, batched); })
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("BM_ProjectedDamp<double>/" + suffix).c_str(),
+                                   [get, batched](benchmark::State& st) { get().Run<double>(st, batched); })
+          ->UseRealTime();
+    }
+  }
+}
+
 void RegisterEvaluationBenchmarks() {
   std::vector<EvaluationSpec> specs;
   const std::string bal = FindBalFile();
@@ -613,6 +701,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("ceres_version", CERES_VERSION_STRING);
   ceres_sqrtba::internal::RegisterEvaluationBenchmarks();
+  ceres_sqrtba::internal::RegisterDampBenchmarks(ceres_sqrtba::internal::FindBalFile());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

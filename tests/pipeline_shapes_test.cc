@@ -50,7 +50,12 @@ void ExpectSameAsCeres(const PipelineProblem& problem, const Solver::Options& ba
     SCOPED_TRACE(ceres::LinearSolverTypeToString(type));
     Solver::Options o = base;
     o.linear_solver_type = type;
-    const Solver::Summary reference = SolvePipelineProblem(problem, o);
+    // Ceres on one thread: its threaded Schur elimination sums in an order
+    // that varies from run to run.
+    Solver::Options reference_options = o;
+    reference_options.num_threads = 1;
+    const Solver::Summary reference = SolvePipelineProblem(problem, reference_options);
+    const int reference_rejected = reference.num_unsuccessful_steps;
     ASSERT_TRUE(reference.IsSolutionUsable()) << reference.message;
     ASSERT_LT(reference.final_cost, reference.initial_cost);
     o.sqrt_linear_solver_type = SQRT_AUTOMATIC;
@@ -65,8 +70,17 @@ void ExpectSameAsCeres(const PipelineProblem& problem, const Solver::Options& ba
                 type == ceres::ITERATIVE_SCHUR ? SQRT_ITERATIVE_SCHUR : SQRT_SPARSE_SCHUR)
           << s.message;
       const double tolerance = precision == DOUBLE_PRECISION ? 1e-6 : 1e-4;
-      EXPECT_NEAR(s.final_cost, reference.final_cost, tolerance * reference.final_cost)
+      // Never above Ceres' cost. Below it only when Ceres rejected more
+      // steps: on the rig problem's nearly singular last steps Ceres' dense
+      // Cholesky of S = U - W V^-1 W^T fails once (a step lost: 1.4e-6 of
+      // the cost at iteration 30, still decreasing), where the square-root
+      // S, the Gram matrix of the marginalized rows, does not.
+      EXPECT_LE(s.final_cost, reference.final_cost * (1 + tolerance))
           << "sqrt iterations " << s.iterations.size() << ", Ceres' " << reference.iterations.size();
+      if (s.num_unsuccessful_steps >= reference_rejected) {
+        EXPECT_GE(s.final_cost, reference.final_cost * (1 - tolerance))
+            << "sqrt iterations " << s.iterations.size() << ", Ceres' " << reference.iterations.size();
+      }
     }
   }
 }

@@ -189,12 +189,17 @@ void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
 }
 
 // Groups: one per landmark (its residual blocks in problem order), then one
-// per landmark-free residual block.
+// per landmark-free residual block. The landmarks' groups are ordered by
+// landmark size, then by number of observation rows (stable: in landmark
+// order among equals), so that landmarks of the same shape are neighbours:
+// the per-solve kernels run them side by side in SIMD lanes
+// (projected/landmark_batches.h), reading the blocks and their layout in
+// storage order.
 void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) {
   s->residual_blocks = std::move(residuals);
   const int num_landmarks = static_cast<int>(s->landmarks.size());
   std::vector<int> landmark_of(s->residual_blocks.size(), -1);
-  std::vector<int> per_landmark(num_landmarks + 1, 0);
+  std::vector<int> count(num_landmarks, 0), rows(num_landmarks, 0);
   for (size_t r = 0; r < s->residual_blocks.size(); ++r) {
     const ResidualBlockInfo& rb = s->residual_blocks[r];
     s->num_residuals += rb.num_residuals;
@@ -202,21 +207,36 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
       const ParameterBlockInfo& pb = s->parameter_blocks[s->residual_parameters[rb.parameter_begin + i]];
       if (pb.is_landmark) landmark_of[r] = pb.landmark_index;
     }
-    if (landmark_of[r] >= 0) ++per_landmark[landmark_of[r] + 1];
+    if (landmark_of[r] >= 0) {
+      ++count[landmark_of[r]];
+      rows[landmark_of[r]] += rb.num_residuals;
+    }
   }
-  std::partial_sum(per_landmark.begin(), per_landmark.end(), per_landmark.begin());
-  s->group_residuals.resize(per_landmark[num_landmarks]);
-  std::vector<int> fill(per_landmark.begin(), per_landmark.end() - 1);
+  std::vector<int> landmark_order(num_landmarks);
+  std::iota(landmark_order.begin(), landmark_order.end(), 0);
+  std::stable_sort(landmark_order.begin(), landmark_order.end(), [&](int a, int b) {
+    const int da = s->parameter_blocks[s->landmarks[a]].tangent_size;
+    const int db = s->parameter_blocks[s->landmarks[b]].tangent_size;
+    return da != db ? da < db : rows[a] < rows[b];
+  });
+  std::vector<int> begin(num_landmarks);
+  int total = 0;
+  for (int l : landmark_order) {
+    begin[l] = total;
+    total += count[l];
+  }
+  s->group_residuals.resize(total);
+  std::vector<int> fill = begin;
   for (size_t r = 0; r < s->residual_blocks.size(); ++r) {
     if (landmark_of[r] >= 0) s->group_residuals[fill[landmark_of[r]]++] = static_cast<int>(r);
   }
   s->groups.reserve(num_landmarks);
-  for (int l = 0; l < num_landmarks; ++l) {
+  for (int l : landmark_order) {
     Group g;
     g.landmark = s->landmarks[l];
     g.landmark_size = s->parameter_blocks[g.landmark].tangent_size;
-    g.residual_begin = per_landmark[l];
-    g.residual_end = per_landmark[l + 1];
+    g.residual_begin = begin[l];
+    g.residual_end = begin[l] + count[l];
     s->groups.push_back(g);
   }
   for (size_t r = 0; r < s->residual_blocks.size(); ++r) {

@@ -12,6 +12,9 @@
 // other blocks. Residual blocks of one landmark form a "group", which becomes
 // one landmark block in the linear solver; a residual block without a landmark
 // (a prior, a pose-graph term) forms a group of its own with landmark size 0.
+// The landmarks' groups come first, ordered by landmark size and then by
+// number of observation rows, so that landmarks of one shape are neighbours
+// (projected/landmark_batches.h).
 // Residual blocks whose parameter blocks are all constant contribute the fixed
 // cost only, exactly as Ceres removes them from its reduced program.
 //
