@@ -158,8 +158,28 @@ bool CheckOneLandmarkPerResidual(const ProblemStructure& s, const std::vector<Re
   return true;
 }
 
+// The offsets of the variable blocks in the state and tangent vectors, in
+// the order of s->landmarks, then s->cameras.
+void AssignStateOffsets(ProblemStructure* s) {
+  s->variable_blocks = s->landmarks;
+  s->variable_blocks.insert(s->variable_blocks.end(), s->cameras.begin(), s->cameras.end());
+  s->num_parameters = 0;
+  s->num_effective_parameters = 0;
+  for (int p : s->variable_blocks) {
+    ParameterBlockInfo& pb = s->parameter_blocks[p];
+    pb.state_offset = s->num_parameters;
+    pb.tangent_offset = s->num_effective_parameters;
+    s->num_parameters += pb.size;
+    s->num_effective_parameters += pb.tangent_size;
+    if (pb.camera_index == 0) s->camera_tangent_begin = pb.tangent_offset;
+  }
+  if (s->cameras.empty()) s->camera_tangent_begin = s->num_effective_parameters;
+  s->num_camera_parameters = s->num_effective_parameters - s->camera_tangent_begin;
+}
+
 // The state layout: landmarks first, then cameras, each in parameter block
-// order; the cameras alone form the reduced camera vector.
+// order (BuildGroups then puts the landmarks in group order); the cameras
+// alone form the reduced camera vector.
 void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
   for (size_t i = 0; i < s->parameter_blocks.size(); ++i) {
     ParameterBlockInfo& pb = s->parameter_blocks[i];
@@ -174,18 +194,7 @@ void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
     pb.camera_index = static_cast<int>(s->cameras.size());
     s->cameras.push_back(static_cast<int>(i));
   }
-  s->variable_blocks = s->landmarks;
-  s->variable_blocks.insert(s->variable_blocks.end(), s->cameras.begin(), s->cameras.end());
-  for (int p : s->variable_blocks) {
-    ParameterBlockInfo& pb = s->parameter_blocks[p];
-    pb.state_offset = s->num_parameters;
-    pb.tangent_offset = s->num_effective_parameters;
-    s->num_parameters += pb.size;
-    s->num_effective_parameters += pb.tangent_size;
-    if (pb.camera_index == 0) s->camera_tangent_begin = pb.tangent_offset;
-  }
-  if (s->cameras.empty()) s->camera_tangent_begin = s->num_effective_parameters;
-  s->num_camera_parameters = s->num_effective_parameters - s->camera_tangent_begin;
+  AssignStateOffsets(s);
 }
 
 // Groups: one per landmark (its residual blocks in problem order), then one
@@ -194,7 +203,8 @@ void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
 // order among equals), so that landmarks of the same shape are neighbours:
 // the per-solve kernels run them side by side in SIMD lanes
 // (projected/landmark_batches.h), reading the blocks and their layout in
-// storage order.
+// storage order. The landmarks' state and tangent entries follow the same
+// order, so that passes over the groups read the state in order too.
 void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) {
   s->residual_blocks = std::move(residuals);
   const int num_landmarks = static_cast<int>(s->landmarks.size());
@@ -219,6 +229,11 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
     const int db = s->parameter_blocks[s->landmarks[b]].tangent_size;
     return da != db ? da < db : rows[a] < rows[b];
   });
+  std::vector<int> landmarks(num_landmarks);
+  for (int i = 0; i < num_landmarks; ++i) landmarks[i] = s->landmarks[landmark_order[i]];
+  s->landmarks = std::move(landmarks);
+  for (int i = 0; i < num_landmarks; ++i) s->parameter_blocks[s->landmarks[i]].landmark_index = i;
+  AssignStateOffsets(s);
   std::vector<int> begin(num_landmarks);
   int total = 0;
   for (int l : landmark_order) {
@@ -231,9 +246,10 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
     if (landmark_of[r] >= 0) s->group_residuals[fill[landmark_of[r]]++] = static_cast<int>(r);
   }
   s->groups.reserve(num_landmarks);
-  for (int l : landmark_order) {
+  for (int i = 0; i < num_landmarks; ++i) {
+    const int l = landmark_order[i];
     Group g;
-    g.landmark = s->landmarks[l];
+    g.landmark = s->landmarks[i];
     g.landmark_size = s->parameter_blocks[g.landmark].tangent_size;
     g.residual_begin = begin[l];
     g.residual_end = begin[l] + count[l];
