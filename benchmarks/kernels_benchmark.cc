@@ -564,15 +564,22 @@ std::string FindBalFile() {
   return names.empty() ? std::string() : folder + "/" + names.front();
 }
 
-// The per-solve setup of the projected storage, ProjectedLandmarkBlocks::Damp:
-// every landmark's thin QR of its damped columns and the reduced right-hand
-// side, batched (one landmark per SIMD lane, landmark_batches.h) or one
-// landmark at a time, on the BAL file (ladybug-49) or the synthetic problem
-// of the evaluator benchmarks (200 cameras, 20 000 points, 5 observations
-// each), one thread.
-class DampFixture {
+// The per-landmark kernels of the projected storage (SQRT_ITERATIVE_SCHUR's
+// default), one thread, on the BAL file (ladybug-49) or the synthetic
+// problem of the evaluator benchmarks (200 cameras, 20 000 points, 5
+// observations each), in float and double:
+// - damp: ProjectedLandmarkBlocks::Damp, every landmark's thin QR of its
+//   damped columns and the reduced right-hand side, per solve; batched (one
+//   landmark per SIMD lane, landmark_batches.h) or one landmark at a time;
+// - product: B^T B x over all landmarks, per PCG iteration;
+// - preconditioner: the SCHUR_JACOBI blocks Jc^T (I - Q1 Q1^T) Jc of every
+//   (landmark, camera) pair, per solve (here without the pass's camera sums);
+// - back_substitution: y_l and |J y|^2, per solve.
+enum class ProjectedKernel { kDampBatched, kDampPerLandmark, kProduct, kPreconditioner, kBackSubstitution };
+
+class ProjectedKernelFixture {
  public:
-  explicit DampFixture(const std::string& bal_path) : context_(1) {
+  explicit ProjectedKernelFixture(const std::string& bal_path) : context_(1) {
     std::string error;
     bool ok;
     if (!bal_path.empty()) {
@@ -590,7 +597,7 @@ class DampFixture {
     ok = ok && examples::BuildProblem(build, &bal_, &problem_, &error);
     ok = ok && BuildProblemStructure(problem_, nullptr, &s_, &error) == StructureStatus::kOk;
     if (!ok) {
-      std::fprintf(stderr, "kernels_benchmark: Damp: %s\n", error.c_str());
+      std::fprintf(stderr, "kernels_benchmark: projected kernels: %s\n", error.c_str());
       std::abort();
     }
     options_.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
@@ -600,20 +607,53 @@ class DampFixture {
     for (const Group& group : s_.groups) observations_ += group.num_rows / 2;
   }
   template <typename Scalar>
-  void Run(benchmark::State& state, bool batched) {
+  void Run(benchmark::State& state, ProjectedKernel kernel) {
+    const bool per_landmark = kernel == ProjectedKernel::kDampPerLandmark;
     ProjectedLandmarkBlocks<Scalar> blocks(s_, *layout_, factory_->partition(), &context_,
-                                           batched ? LandmarkQr::kBatchedInScalar : LandmarkQr::kOneAtATime);
+                                           per_landmark ? LandmarkQr::kOneAtATime : LandmarkQr::kBatchedInScalar);
     std::vector<double> x = StateFromUser(s_), g(s_.num_effective_parameters);
     double cost;
     evaluator_->EvaluateJacobian(x.data(), true, &cost, g.data(), &blocks);
     std::vector<double> d(s_.num_effective_parameters, 0.1), rhs(std::max(1, s_.num_camera_parameters));
+    blocks.Damp(d.data(), rhs.data());
+    const int nc = s_.num_camera_parameters;
+    std::vector<Scalar> xc(nc, Scalar(0.01)), yc(nc);
+    std::vector<Scalar> scratch(layout_->max_rows + layout_->max_landmark_size);
+    std::vector<double> y(s_.num_effective_parameters, 0.0), blocks_sum(81);
+    for (int i = 0; i < nc; ++i) y[s_.camera_tangent_begin + i] = 0.01;
+    const int num_groups = static_cast<int>(s_.groups.size());
     for (auto _ : state) {
-      blocks.Damp(d.data(), rhs.data());
-      benchmark::DoNotOptimize(rhs.data());
+      switch (kernel) {
+        case ProjectedKernel::kDampBatched:
+        case ProjectedKernel::kDampPerLandmark:
+          blocks.Damp(d.data(), rhs.data());
+          benchmark::DoNotOptimize(rhs.data());
+          break;
+        case ProjectedKernel::kProduct:
+          std::fill(yc.begin(), yc.end(), Scalar(0));
+          blocks.MultiplyNormal(0, num_groups, xc.data(), yc.data(), scratch.data());
+          benchmark::DoNotOptimize(yc.data());
+          break;
+        case ProjectedKernel::kPreconditioner:
+          for (int gi = 0; gi < num_groups; ++gi) {
+            const Group& group = s_.groups[gi];
+            for (int e = group.camera_begin; e < group.camera_end; ++e) {
+              const int n = s_.parameter_blocks[s_.group_cameras[e]].tangent_size;
+              blocks.AddReducedGramLower(gi, e, n, blocks_sum.data());
+            }
+          }
+          benchmark::DoNotOptimize(blocks_sum.data());
+          break;
+        case ProjectedKernel::kBackSubstitution:
+          benchmark::DoNotOptimize(blocks.BackSubstitute(y.data()));
+          break;
+      }
     }
     state.counters["ns/obs"] = benchmark::Counter(
         1e-9 * observations_, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-    state.counters["batched"] = static_cast<double>(blocks.batches().batched_groups) / s_.groups.size();
+    if (kernel == ProjectedKernel::kDampBatched) {
+      state.counters["batched"] = static_cast<double>(blocks.batches().batched_groups) / s_.groups.size();
+    }
   }
 
  private:
@@ -628,25 +668,32 @@ class DampFixture {
   double observations_ = 0;
 };
 
-void RegisterDampBenchmarks(const std::string& bal) {
+void RegisterProjectedKernelBenchmarks(const std::string& bal) {
   std::vector<std::pair<std::string, std::string>> specs;
   if (!bal.empty()) specs.emplace_back("bal", bal);
   specs.emplace_back("synthetic", "");
+  const std::vector<std::pair<std::string, ProjectedKernel>> kernels = {
+      {"damp_batched", ProjectedKernel::kDampBatched},
+      {"damp_per_landmark", ProjectedKernel::kDampPerLandmark},
+      {"product", ProjectedKernel::kProduct},
+      {"preconditioner", ProjectedKernel::kPreconditioner},
+      {"back_substitution", ProjectedKernel::kBackSubstitution}};
   for (const auto& spec : specs) {
     // Built on first use: a filter that skips these benchmarks reads nothing.
-    auto fixture = std::make_shared<std::unique_ptr<DampFixture>>();
+    auto fixture = std::make_shared<std::unique_ptr<ProjectedKernelFixture>>();
     const std::string path = spec.second;
-    auto get = [fixture, path]() -> DampFixture& {
-      if (*fixture == nullptr) *fixture = std::make_unique<DampFixture>(path);
+    auto get = [fixture, path]() -> ProjectedKernelFixture& {
+      if (*fixture == nullptr) *fixture = std::make_unique<ProjectedKernelFixture>(path);
       return **fixture;
     };
-    for (const bool batched : {false, true}) {
-      const std::string suffix = spec.first + (batched ? "/batched" : "/per_landmark");
-      benchmark::RegisterBenchmark(("BM_ProjectedDamp<float>/" + suffix).c_str(),
-                                   [get, batched](benchmark::State& st) { get().Run<float>(st, batched); })
+    for (const auto& kernel : kernels) {
+      const ProjectedKernel k = kernel.second;
+      const std::string suffix = spec.first + "/" + kernel.first;
+      benchmark::RegisterBenchmark(("BM_Projected<float>/" + suffix).c_str(),
+                                   [get, k](benchmark::State& st) { get().Run<float>(st, k); })
           ->UseRealTime();
-      benchmark::RegisterBenchmark(("BM_ProjectedDamp<double>/" + suffix).c_str(),
-                                   [get, batched](benchmark::State& st) { get().Run<double>(st, batched); })
+      benchmark::RegisterBenchmark(("BM_Projected<double>/" + suffix).c_str(),
+                                   [get, k](benchmark::State& st) { get().Run<double>(st, k); })
           ->UseRealTime();
     }
   }
@@ -701,7 +748,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("ceres_version", CERES_VERSION_STRING);
   ceres_sqrtba::internal::RegisterEvaluationBenchmarks();
-  ceres_sqrtba::internal::RegisterDampBenchmarks(ceres_sqrtba::internal::FindBalFile());
+  ceres_sqrtba::internal::RegisterProjectedKernelBenchmarks(ceres_sqrtba::internal::FindBalFile());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -222,13 +222,24 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
       rows[landmark_of[r]] += rb.num_residuals;
     }
   }
-  std::vector<int> landmark_order(num_landmarks);
-  std::iota(landmark_order.begin(), landmark_order.end(), 0);
-  std::stable_sort(landmark_order.begin(), landmark_order.end(), [&](int a, int b) {
-    const int da = s->parameter_blocks[s->landmarks[a]].tangent_size;
-    const int db = s->parameter_blocks[s->landmarks[b]].tangent_size;
-    return da != db ? da < db : rows[a] < rows[b];
-  });
+  // Stable counting sorts, by rows and then by landmark size: linear in the
+  // landmarks, before iteration 0.
+  std::vector<int> landmark_order(num_landmarks), by_rows(num_landmarks);
+  auto counting_sort = [](const std::vector<int>& in, const std::vector<int>& key, std::vector<int>* out) {
+    int max_key = 0;
+    for (int l : in) max_key = std::max(max_key, key[l]);
+    std::vector<int> start(max_key + 2, 0);
+    for (int l : in) ++start[key[l] + 1];
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    for (int l : in) (*out)[start[key[l]]++] = l;
+  };
+  std::vector<int> sizes(num_landmarks);
+  for (int l = 0; l < num_landmarks; ++l) {
+    landmark_order[l] = l;
+    sizes[l] = s->parameter_blocks[s->landmarks[l]].tangent_size;
+  }
+  counting_sort(landmark_order, rows, &by_rows);
+  counting_sort(by_rows, sizes, &landmark_order);
   std::vector<int> landmarks(num_landmarks);
   for (int i = 0; i < num_landmarks; ++i) landmarks[i] = s->landmarks[landmark_order[i]];
   s->landmarks = std::move(landmarks);
