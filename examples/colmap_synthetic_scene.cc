@@ -198,6 +198,96 @@ bool ValidateColmapSceneOptions(const ColmapSceneOptions& options, std::string* 
   return true;
 }
 
+double ColmapSceneScale(const ColmapModel& model) {
+  if (model.points3D.empty()) return 1.0;
+  double median[3];
+  std::vector<double> values(model.points3D.size());
+  for (int k = 0; k < 3; ++k) {
+    for (size_t j = 0; j < values.size(); ++j) values[j] = model.points3D[j].xyz[k];
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    median[k] = values[values.size() / 2];
+  }
+  for (size_t j = 0; j < values.size(); ++j) {
+    const double* x = model.points3D[j].xyz;
+    values[j] = std::sqrt((x[0] - median[0]) * (x[0] - median[0]) +
+                          (x[1] - median[1]) * (x[1] - median[1]) +
+                          (x[2] - median[2]) * (x[2] - median[2]));
+  }
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  const double scale = values[values.size() / 2];
+  return scale > 0.0 && std::isfinite(scale) ? scale : 1.0;
+}
+
+void PerturbColmapModel(double perturbation, uint64_t seed, ColmapModel* model) {
+  SplitMix random(seed);
+  const double p = perturbation;
+  const double distance = 0.03 * p * ColmapSceneScale(*model);
+  for (ColmapCamera& camera : model->cameras) {
+    const colmap_models::ModelInfo* info = colmap_models::FindModel(camera.model_id);
+    if (info == nullptr) continue;
+    const double focal_scale = 1.0 + 0.02 * p * random.Normal();
+    for (int k = 0; k < info->num_focal; ++k) camera.params[k] *= focal_scale;
+    for (size_t k = info->first_extra; k < camera.params.size(); ++k) {
+      // OPENCV's tangential p1, p2 are an order smaller than the radial k.
+      const bool tangential =
+          (camera.model_id == colmap_models::kOpenCV || camera.model_id == colmap_models::kFullOpenCV) &&
+          (k == 6 || k == 7);
+      camera.params[k] += (tangential ? 0.001 : 0.01) * p * random.Normal();
+    }
+  }
+  for (ColmapImage& image : model->images) {
+    // R' = dR R and c' = c + dc (c = -R^T t the centre): q' = dq q and
+    // t' = -R' c' = dR t - R' dc. Exact (no rounding) when nothing moves.
+    double delta[3] = {0.005 * p * random.Normal(), 0.005 * p * random.Normal(),
+                       0.005 * p * random.Normal()};
+    const Vec3 center_move =
+        distance * Vec3{random.Normal(), random.Normal(), random.Normal()};
+    double delta_q[4];
+    ceres::AngleAxisToQuaternion(delta, delta_q);
+    double q[4];
+    ceres::QuaternionProduct(delta_q, image.qvec, q);
+    // (A product of unit quaternions: unit up to rounding, which the
+    // problem's normalization before a solve takes care of.)
+    double t[3];
+    ceres::AngleAxisRotatePoint(delta, image.tvec, t);
+    const double move[3] = {center_move.x, center_move.y, center_move.z};
+    double rotated_move[3];
+    ceres::UnitQuaternionRotatePoint(q, move, rotated_move);
+    for (int k = 0; k < 4; ++k) image.qvec[k] = q[k];
+    for (int k = 0; k < 3; ++k) image.tvec[k] = t[k] - rotated_move[k];
+  }
+  for (ColmapPoint3D& point : model->points3D) {
+    for (double& v : point.xyz) v += distance * random.Normal();
+  }
+  UpdateColmapPointErrors(model);
+}
+
+void UpdateColmapPointErrors(ColmapModel* model) {
+  for (ColmapPoint3D& point : model->points3D) {
+    double sum = 0.0;
+    int count = 0;
+    for (const ColmapTrackElement& element : point.track) {
+      const int image_index = model->ImageIndex(element.image_id);
+      if (image_index < 0) continue;
+      const ColmapImage& image = model->images[image_index];
+      const int camera_index = model->CameraIndex(image.camera_id);
+      if (camera_index < 0 || element.point2D_idx >= image.points2D.size()) continue;
+      const ColmapCamera& camera = model->cameras[camera_index];
+      double xyz[3];
+      ceres::QuaternionRotatePoint(image.qvec, point.xyz, xyz);
+      for (int k = 0; k < 3; ++k) xyz[k] += image.tvec[k];
+      double pixel[2];
+      if (!colmap_models::ProjectWithModel(camera.model_id, camera.params.data(), xyz, pixel)) {
+        continue;
+      }
+      const ColmapPoint2D& observed = image.points2D[element.point2D_idx];
+      sum += std::hypot(pixel[0] - observed.x, pixel[1] - observed.y);
+      ++count;
+    }
+    point.error = count > 0 ? sum / count : 0.0;
+  }
+}
+
 bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std::string* error,
                      ColmapModel* truth) {
   *model = ColmapModel();
@@ -354,65 +444,12 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std:
   }
 
   // The initial values: the ground truth perturbed.
-  const double p = options.perturbation;
+  scene.BuildIndex();
   ColmapModel start = scene;
-  for (ColmapCamera& camera : start.cameras) {
-    const colmap_models::ModelInfo* info = colmap_models::FindModel(camera.model_id);
-    const double focal_scale = 1.0 + 0.02 * p * random.Normal();
-    for (int k = 0; k < info->num_focal; ++k) camera.params[k] *= focal_scale;
-    for (size_t k = info->first_extra; k < camera.params.size(); ++k) {
-      // OPENCV's tangential p1, p2 are an order smaller than the radial k.
-      const bool tangential = camera.model_id == colmap_models::kOpenCV && k >= 6;
-      camera.params[k] += (tangential ? 0.001 : 0.01) * p * random.Normal();
-    }
-  }
-  for (int i = 0; i < num_images; ++i) {
-    double delta[3] = {0.005 * p * random.Normal(), 0.005 * p * random.Normal(),
-                       0.005 * p * random.Normal()};
-    double delta_rotation[9];
-    ceres::AngleAxisToRotationMatrix(delta, ceres::RowMajorAdapter3x3(delta_rotation));
-    double rotation[9];
-    for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) {
-        double sum = 0.0;
-        for (int k = 0; k < 3; ++k) sum += delta_rotation[3 * r + k] * poses[i].rotation[3 * k + c];
-        rotation[3 * r + c] = sum;
-      }
-    }
-    const Vec3 center =
-        poses[i].center + 0.03 * p * Vec3{random.Normal(), random.Normal(), random.Normal()};
-    ToColmapPose(rotation, center, &start.images[i]);
-  }
-  for (ColmapPoint3D& point : start.points3D) {
-    for (double& v : point.xyz) v += 0.03 * p * random.Normal();
-  }
-  // Each point's error: its track's mean reprojection error, at the values
-  // of the model it is stored in.
-  for (ColmapModel* m : {&start, &scene}) {
-    for (ColmapPoint3D& point : m->points3D) {
-      double sum = 0.0;
-      int count = 0;
-      for (const ColmapTrackElement& element : point.track) {
-        const ColmapImage& image = m->images[element.image_id - 1];
-        const ColmapCamera& camera = m->cameras[image.camera_id - 1];
-        double xyz[3];
-        ceres::QuaternionRotatePoint(image.qvec, point.xyz, xyz);
-        for (int k = 0; k < 3; ++k) xyz[k] += image.tvec[k];
-        double pixel[2];
-        if (!colmap_models::ProjectWithModel(camera.model_id, camera.params.data(), xyz, pixel)) {
-          continue;
-        }
-        const ColmapPoint2D& observed = image.points2D[element.point2D_idx];
-        sum += std::hypot(pixel[0] - observed.x, pixel[1] - observed.y);
-        ++count;
-      }
-      point.error = count > 0 ? sum / count : 0.0;
-    }
-  }
-  start.BuildIndex();
+  PerturbColmapModel(options.perturbation, random.Next(), &start);
+  UpdateColmapPointErrors(&scene);
   *model = std::move(start);
   if (truth != nullptr) {
-    scene.BuildIndex();
     *truth = std::move(scene);
   }
   return true;

@@ -29,11 +29,9 @@
 // Observations: the true projection plus Gaussian pixel noise, kept only
 // when it lies inside the image. Each image also has some 2D points without a
 // 3D point (20 % of its observations), as COLMAP's images have.
-// Initial values, what the model holds: the ground truth perturbed (points
-// and camera centres by 0.03, rotations by 0.005 rad, focal lengths by 2 %,
-// distortion by 0.01 (k) / 0.001 (p), standard deviations, all times
-// `perturbation`); principal points are exact (COLMAP does not refine them by
-// default). Each point's
+// Initial values, what the model holds: the ground truth perturbed by
+// PerturbColmapModel (below); principal points are exact (COLMAP does not
+// refine them by default). Each point's
 // ERROR is its track's mean reprojection error at those values.
 //
 // The same options give the same model on every platform (splitmix64).
@@ -86,6 +84,22 @@ bool ValidateColmapSceneOptions(const ColmapSceneOptions& options, std::string* 
 // null it receives the same model with the true poses, intrinsics and points.
 bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model,
                      std::string* error, ColmapModel* truth = nullptr);
+
+// The scene's scale: the median distance of the 3D points from their
+// componentwise median (1 when there are none).
+double ColmapSceneScale(const ColmapModel& model);
+
+// Perturbs a model (its index built) so that bundle adjustment has work to
+// do: points and camera centres moved by 0.03 * ColmapSceneScale, rotations
+// by 0.005 rad (centres kept before their own move), focal lengths scaled by
+// 2 %, extra (distortion) parameters moved by 0.01 (OPENCV's tangential p1,
+// p2 by 0.001); Gaussian, standard deviations, all times `perturbation`.
+// Principal points are left as they are. Each point's ERROR is then updated.
+void PerturbColmapModel(double perturbation, uint64_t seed, ColmapModel* model);
+
+// Sets each point's ERROR to its track's mean reprojection error (pixels) at
+// the model's values, as COLMAP stores it (index built).
+void UpdateColmapPointErrors(ColmapModel* model);
 
 }  // namespace examples
 }  // namespace ceres_sqrtba

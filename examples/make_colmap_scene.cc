@@ -1,6 +1,7 @@
 // make_colmap_scene: writes a synthetic COLMAP model (cameras, images,
 // points3D, binary or text) of a chosen size into an existing folder, for
-// colmap_bundle_adjuster (or COLMAP itself) to refine. The scene is described
+// colmap_bundle_adjuster (or COLMAP itself) to refine; or, with --input_path,
+// a perturbed copy of an existing model. The scene is described
 // in colmap_synthetic_scene.h; docs/colmap.md lists the flags.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +23,12 @@
 
 DEFINE_string(output_path, "", "Existing folder the model is written to (cameras, images, "
                                "points3D; files of the same names are replaced).");
-DEFINE_string(output_type, "BIN", "BIN or TXT (as COLMAP's model_converter).");
+DEFINE_string(output_type, "BIN",
+              "BIN or TXT (as COLMAP's model_converter); with --input_path the default is the "
+              "input's format.");
+DEFINE_string(input_path, "",
+              "Instead of generating a scene: read this COLMAP model (text or binary), perturb "
+              "it (--perturbation, --seed) and write it to --output_path.");
 DEFINE_string(observations, "100k",
               "Observations (track elements) to reach: a count, optionally with a k or M "
               "suffix (2000, 100k, 1M).");
@@ -76,6 +82,24 @@ bool ParseCount(const std::string& text, int64_t* count) {
   return true;
 }
 
+// A text model written beside binary files would not be what COLMAP reads
+// from the folder (binary files win).
+bool CheckTextBesideBinary(ColmapFormat format, std::string* error) {
+  if (format != ColmapFormat::kText) return true;
+  for (const char* stem : {"cameras", "images", "points3D"}) {
+    const std::string path = FLAGS_output_path + "/" + ColmapFileName(stem, ColmapFormat::kBinary);
+    struct stat info;
+    if (stat(path.c_str(), &info) == 0) {
+      *error = "--output_path=" + FLAGS_output_path + " holds " +
+               ColmapFileName(stem, ColmapFormat::kBinary) +
+               ", which COLMAP would read instead of the text model written here; "
+               "use a folder without a binary model";
+      return false;
+    }
+  }
+  return true;
+}
+
 int Run() {
   std::string error;
   if (FLAGS_output_path.empty()) {
@@ -93,7 +117,42 @@ int Run() {
   if (type != "bin" && type != "txt") {
     return Fail("unknown --output_type '" + FLAGS_output_type + "' (expected BIN or TXT)");
   }
-  const ColmapFormat format = type == "bin" ? ColmapFormat::kBinary : ColmapFormat::kText;
+  ColmapFormat format = type == "bin" ? ColmapFormat::kBinary : ColmapFormat::kText;
+  if (!(FLAGS_perturbation >= 0.0 && FLAGS_perturbation <= 10.0)) {
+    return Fail("--perturbation must be in [0, 10]");
+  }
+  ColmapModel model;
+  if (!FLAGS_input_path.empty()) {
+    ColmapReadOptions read_options;
+    read_options.solve_bytes_per_observation = kSolveBytesPerObservation;
+    ColmapFormat input_format;
+    if (!ReadColmapModel(FLAGS_input_path, read_options, &model, &input_format, &error)) {
+      return Fail(error);
+    }
+    if (FlagIsDefault("output_type")) format = input_format;
+  }
+  if (!CheckTextBesideBinary(format, &error)) return Fail(error);
+  if (!FLAGS_input_path.empty()) {
+    struct stat in_info;
+    if (stat(FLAGS_input_path.c_str(), &in_info) == 0 && in_info.st_dev == info.st_dev &&
+        in_info.st_ino == info.st_ino) {
+      return Fail("--output_path=" + FLAGS_output_path +
+                  " is the input folder; the input is never overwritten");
+    }
+    PerturbColmapModel(FLAGS_perturbation, FLAGS_seed, &model);
+    double error_sum = 0.0;
+    for (const ColmapPoint3D& point : model.points3D) error_sum += point.error;
+    std::printf("Perturbed %s (seed %" PRIu64 ", perturbation %g): %zu cameras, %zu images, "
+                "%zu 3D points, %" PRId64 " observations; mean reprojection error %.4f px\n",
+                Printable(FLAGS_input_path).c_str(), static_cast<uint64_t>(FLAGS_seed),
+                FLAGS_perturbation, model.cameras.size(), model.images.size(),
+                model.points3D.size(), model.NumTrackElements(),
+                model.points3D.empty() ? 0.0 : error_sum / model.points3D.size());
+    if (!WriteColmapModel(model, FLAGS_output_path, format, &error)) return Fail(error);
+    std::printf("Wrote %s (%s)\n", Printable(FLAGS_output_path).c_str(),
+                format == ColmapFormat::kText ? "text" : "binary");
+    return 0;
+  }
   ColmapSceneOptions options;
   if (!ParseCount(FLAGS_observations, &options.num_observations)) {
     return Fail("--observations='" + FLAGS_observations +
@@ -111,22 +170,6 @@ int Run() {
   // What colmap_bundle_adjuster needs to solve the model, counted now.
   options.solve_bytes_per_observation = kSolveBytesPerObservation;
 
-  // A text model written beside binary files would not be what COLMAP reads
-  // from the folder (binary files win).
-  if (format == ColmapFormat::kText) {
-    for (const char* stem : {"cameras", "images", "points3D"}) {
-      const std::string path =
-          FLAGS_output_path + "/" + ColmapFileName(stem, ColmapFormat::kBinary);
-      if (stat(path.c_str(), &info) == 0) {
-        return Fail("--output_path=" + FLAGS_output_path + " holds " +
-                    ColmapFileName(stem, ColmapFormat::kBinary) +
-                    ", which COLMAP would read instead of the text model written here; "
-                    "use a folder without a binary model");
-      }
-    }
-  }
-
-  ColmapModel model;
   if (!MakeColmapScene(options, &model, &error)) return Fail(error);
   std::vector<int> lengths;
   lengths.reserve(model.points3D.size());
@@ -164,7 +207,9 @@ int main(int argc, char** argv) {
   gflags::SetUsageMessage(
       "make_colmap_scene --output_path=DIR [--observations=100k] [--long_tracks] "
       "[--output_type=BIN|TXT] [--seed=N]\n"
-      "Writes a synthetic COLMAP model for colmap_bundle_adjuster. See docs/colmap.md.");
+      "       make_colmap_scene --input_path=sparse/0 --output_path=DIR [--perturbation=1]\n"
+      "Writes a synthetic (or a perturbed) COLMAP model for colmap_bundle_adjuster. See "
+      "docs/colmap.md.");
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   if (argc > 1) {
     return ceres_sqrtba::examples::Fail(std::string("unexpected argument '") + argv[1] + "'");

@@ -276,6 +276,41 @@ TEST(ExampleColmapSyntheticScene, BadOptionsAreRefusedWithAMessage) {
   }
 }
 
+// PerturbColmapModel moves poses, points and intrinsics (not the principal
+// point, ids or observations) in proportion to `perturbation`, and updates the
+// points' errors; 0 changes no value.
+TEST(ExampleColmapSyntheticScene, PerturbMovesValuesOnly) {
+  ColmapModel truth, model;
+  std::string error;
+  ASSERT_TRUE(MakeColmapScene(SmallScene(), &model, &error, &truth)) << error;
+  ColmapModel same = truth;
+  PerturbColmapModel(0.0, 3, &same);
+  EXPECT_TRUE(same == truth);
+  ColmapModel moved = truth;
+  PerturbColmapModel(1.0, 3, &moved);
+  ASSERT_EQ(moved.points3D.size(), truth.points3D.size());
+  double point_move = 0.0, error_before = 0.0, error_after = 0.0;
+  for (size_t j = 0; j < truth.points3D.size(); ++j) {
+    for (int k = 0; k < 3; ++k) {
+      point_move += std::abs(moved.points3D[j].xyz[k] - truth.points3D[j].xyz[k]);
+    }
+    EXPECT_EQ(moved.points3D[j].track.size(), truth.points3D[j].track.size());
+    error_before += truth.points3D[j].error;
+    error_after += moved.points3D[j].error;
+  }
+  point_move /= 3.0 * truth.points3D.size();
+  const double scale = ColmapSceneScale(truth);
+  EXPECT_GT(scale, 0.5);
+  EXPECT_LT(scale, 3.0);
+  // Mean absolute move of a Gaussian of sigma 0.03 * scale: 0.8 sigma.
+  EXPECT_NEAR(point_move, 0.8 * 0.03 * scale, 0.2 * 0.03 * scale);
+  EXPECT_GT(error_after, 3.0 * error_before);
+  EXPECT_NE(moved.images[0].qvec[0], truth.images[0].qvec[0]);
+  EXPECT_NE(moved.cameras[0].params[0], truth.cameras[0].params[0]);
+  EXPECT_EQ(moved.cameras[0].params[2], truth.cameras[0].params[2]);
+  EXPECT_EQ(moved.images[0].points2D.size(), truth.images[0].points2D.size());
+}
+
 // The program: writes a model colmap_model reads back (binary and text),
 // the same one for the same seed, and refuses bad flags with one error line.
 TEST(ExampleColmapSyntheticScene, ProgramWritesTheModel) {
@@ -302,6 +337,23 @@ TEST(ExampleColmapSyntheticScene, ProgramWritesTheModel) {
     ASSERT_TRUE(MakeColmapScene(SmallScene(), &expected, &error)) << error;
     EXPECT_TRUE(read == expected) << type;
   }
+  // --input_path: a perturbed copy, in the input's format.
+  {
+    const std::string folder = dir.Path("perturbed");
+    ASSERT_EQ(mkdir(folder.c_str(), 0755), 0);
+    const testing_util::CommandResult result = testing_util::RunCommand(
+        "'" + binary + "' --input_path='" + dir.Path("TXT") + "' --output_path='" + folder + "'",
+        dir);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    ColmapModel input, perturbed;
+    ColmapFormat format;
+    std::string error;
+    ASSERT_TRUE(ReadColmapModel(dir.Path("TXT"), {}, &input, &format, &error)) << error;
+    ASSERT_TRUE(ReadColmapModel(folder, {}, &perturbed, &format, &error)) << error;
+    EXPECT_EQ(format, ColmapFormat::kText);
+    PerturbColmapModel(1.0, 1, &input);  // the program's defaults
+    EXPECT_TRUE(perturbed == input);
+  }
   const std::string out = "--output_path='" + dir.Path("BIN") + "' ";
   const struct {
     std::string flags;
@@ -313,7 +365,11 @@ TEST(ExampleColmapSyntheticScene, ProgramWritesTheModel) {
       {out + "--output_type=PLY", "unknown --output_type"},
       {out + "--observations=2k --num_images=12 --min_track_length=13",
        "exceeds the number of images"},
-      {"--output_path='" + dir.Path("TXT") + "' --output_type=TXT --observations=2k", "holds cameras.bin"},
+      {"--output_path='" + dir.Path("TXT") + "' --output_type=TXT --observations=2k",
+       "holds cameras.bin"},
+      {out + "--input_path='" + dir.Path("BIN") + "'", "is the input folder"},
+      {out + "--input_path='" + dir.Path("nothing") + "'", "nothing"},
+      {out + "--perturbation=-1", "--perturbation must be in"},
   };
   // The text model's folder gets a binary file beside it: refused.
   testing_util::WriteFile(dir.Path("TXT") + "/cameras.bin", "");
