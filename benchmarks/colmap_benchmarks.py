@@ -174,6 +174,10 @@ def run_all(args, out_dir):
                     run = runner.run_one(binaries[solver.build], problem, solver, common, run_dir,
                                          args.threads, args.timeout)
                 tries[solver_name].append((rep, run_dir, run))
+                # Every run's record as soon as it ends, so that an interrupted
+                # benchmark keeps them (--recover rebuilds runs.csv from them).
+                write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs + [
+                    dict(r, repeat=k, chosen="") for t in tries.values() for k, _, r in t])
                 print("[%s rep %d] %s: %s, %.2f s, %.0f MiB" % (
                     name, rep, solver_name, run["status"], run.get("solver_seconds") or 0.0,
                     run.get("peak_rss_mib") or 0.0), flush=True)
@@ -198,8 +202,9 @@ def run_all(args, out_dir):
 
 
 def write_repeats(path, all_runs):
-    fields = ["problem", "solver", "repeat", "chosen", "status", "solver_seconds",
-              "wall_seconds", "peak_rss_mib", "final_cost", "iterations", "trace"]
+    """Every run of every repeat: its runs.csv fields, the repeat and whether it
+    was chosen as the representative (empty while its problem is running)."""
+    fields = ["repeat", "chosen"] + list(bench_io.RUN_COLUMNS)
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         writer.writeheader()
@@ -210,6 +215,36 @@ def write_repeats(path, all_runs):
 def read_repeats(path):
     with open(path) as f:
         return list(csv.DictReader(f))
+
+
+def recover(out_dir):
+    """runs.csv from repeats.csv after an interrupted benchmark: per (problem,
+    solver) the representative of the repeats that ended (their files copied
+    to traces/), as run_all chooses it."""
+    rows = read_repeats(os.path.join(out_dir, "repeats.csv"))
+    typed = []
+    for row in rows:
+        run = {}
+        for name, kind in bench_io.RUN_FIELDS:
+            run[name] = bench_io._parse_cell(row.get(name, ""), kind)
+        run["repeat"] = int(row["repeat"])
+        typed.append(run)
+    groups = collections.OrderedDict()
+    for run in typed:
+        groups.setdefault((run["problem"], run["solver"]), []).append(run)
+    runs, all_runs = [], []
+    for tried in groups.values():
+        dirs = [os.path.join(out_dir, "repeat-%d" % r["repeat"]) for r in tried]
+        chosen = run_benchmarks.representative(
+            tried, [run_benchmarks._trace_rows(d, r) for d, r in zip(dirs, tried)])
+        for run_dir, run in zip(dirs, tried):
+            all_runs.append(dict(run, chosen=int(run is chosen)))
+            if run is chosen:
+                run_benchmarks._copy_run_files(run_dir, run, out_dir)
+        runs.append(chosen)
+    bench_io.write_runs(os.path.join(out_dir, "runs.csv"), runs)
+    write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs)
+    return runs
 
 
 def read_problem_notes(out_dir):
@@ -341,6 +376,9 @@ def build_parser():
     parser.add_argument("--out", help="results folder (default results/colmap-<date>)")
     parser.add_argument("--report-only", action="store_true",
                         help="rebuild results.md from an existing --out folder")
+    parser.add_argument("--recover", action="store_true",
+                        help="after an interrupted run: rebuild runs.csv of --out from the runs "
+                             "recorded in its repeats.csv, then the report")
     return parser
 
 
@@ -356,7 +394,9 @@ def main(argv=None):
             sys.exit("unknown solver %r (known: %s)" % (s, ", ".join(SOLVER_NAMES)))
     out_dir = os.path.abspath(args.out or os.path.join(
         REPO_ROOT, "results", "colmap-" + datetime.date.today().isoformat()))
-    if args.report_only:
+    if args.recover:
+        runs = recover(out_dir)
+    elif args.report_only:
         runs = bench_io.read_runs(os.path.join(out_dir, "runs.csv"))
     else:
         for path in (args.binary, args.ceres22_binary, args.scene_binary):
