@@ -165,7 +165,7 @@ def run_all(args, out_dir):
         names = [s for s in args.solvers
                  if not (s == "ceres22-dense-schur" and images > DENSE_SCHUR_MAX_IMAGES)]
         tries = {s: [] for s in names}
-        for rep in range(1, args.repeat + 1):
+        for rep in range(args.first_repeat, args.first_repeat + args.repeat):
             run_dir = os.path.join(out_dir, "repeat-%d" % rep)
             os.makedirs(os.path.join(run_dir, runner.TRACES_DIR), exist_ok=True)
             for solver_name in names:  # round robin, as run_benchmarks.py
@@ -370,6 +370,9 @@ def build_parser():
     parser.add_argument("--num-iterations", type=int, default=8)
     parser.add_argument("--threads", type=int, default=run_benchmarks.available_cores())
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--first-repeat", type=int, default=1,
+                        help="number of the first repeat (repeat-<i>/ folders), to add repeats "
+                             "to an earlier run's folder afterwards (then --recover there)")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--lock", default=DEFAULT_LOCK if os.path.exists(DEFAULT_LOCK) else "",
                         help="file to hold an exclusive flock on during each run ('' for none)")
