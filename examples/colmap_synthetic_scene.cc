@@ -24,7 +24,7 @@ using synthetic::Vec3;
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kTailExponent = 1.3;        // P(length >= k) = (min / k)^1.3
 constexpr double kUnmatchedFraction = 0.2;    // 2D points without a 3D point
-constexpr double kMaxTangent = 1.0;           // 45 degrees off the optical axis
+constexpr double kMaxTangent = 1.0;  // |x|/z, |y|/z: 45 degrees off the axis
 constexpr double kMinDepth = 0.1;
 constexpr int kObservationsPerImage = 700;
 constexpr int kLongTrackObservationsPerImage = 2500;

@@ -20,7 +20,8 @@
 // real reconstructions) or uniformly in [min_track_length, max_track_length]
 // (TrackLengths::kUniform, e.g. 100..300 for long tracks). The images that
 // observe it are those, among the ones in whose image it lies (in front of the
-// camera, inside the image, within 45 degrees of the optical axis), whose
+// camera, inside the image, at most 45 degrees off the optical axis
+// horizontally and vertically), whose
 // direction from the point is closest to a jittered "visible side" of the
 // point, so that nearby images share points as in a real capture; a point
 // that fewer images see gets a shorter track, and one seen by fewer than 2 is
