@@ -9,60 +9,19 @@
 #include <vector>
 
 #include "ceres/rotation.h"
+#include "synthetic_random.h"
 
 namespace ceres_sqrtba {
 namespace examples {
 namespace {
 
+using synthetic::Normalized;
+using synthetic::SplitMix;
+using synthetic::Vec3;
+
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kCameraDistance = 4.0;
 constexpr double kMaxElevation = kPi / 6.0;  // 30 degrees
-
-// splitmix64: small, fast, and the same everywhere.
-class SplitMix {
- public:
-  explicit SplitMix(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, 1).
-  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-  double Uniform(double low, double high) {
-    return low + (high - low) * Uniform();
-  }
-  // Standard normal (polar method, one value per accepted pair).
-  double Normal() {
-    double u, v, s;
-    do {
-      u = Uniform(-1.0, 1.0);
-      v = Uniform(-1.0, 1.0);
-      s = u * u + v * v;
-    } while (s >= 1.0 || s == 0.0);
-    return u * std::sqrt(-2.0 * std::log(s) / s);
-  }
-
- private:
-  uint64_t state_;
-};
-
-struct Vec3 {
-  double x, y, z;
-};
-Vec3 operator+(const Vec3& a, const Vec3& b) {
-  return {a.x + b.x, a.y + b.y, a.z + b.z};
-}
-Vec3 operator*(double s, const Vec3& a) { return {s * a.x, s * a.y, s * a.z}; }
-double Dot(const Vec3& a, const Vec3& b) {
-  return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-Vec3 Cross(const Vec3& a, const Vec3& b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
-          a.x * b.y - a.y * b.x};
-}
-Vec3 Normalized(const Vec3& a) { return (1.0 / std::sqrt(Dot(a, a))) * a; }
 
 struct TrueCamera {
   double angle_axis[3];

@@ -312,65 +312,9 @@ ColmapModel Subset(const ColmapModel& full, uint32_t max_id) {
   return model;
 }
 
-struct SolveResult {
-  double initial_error = 0;
-  double final_error = 0;
-  double initial_cost = 0;
-  double final_cost = 0;
-  ceres::TerminationType termination = ceres::FAILURE;
-};
-
-SolveResult SolveModel(const ColmapModel& model, const Solver::Options& options,
-                       bool plain_ceres = false) {
-  SolveResult result;
-  ceres::Problem problem;
-  ColmapProblem colmap_problem;
-  std::string error;
-  EXPECT_TRUE(colmap_problem.Build(ColmapBundleOptions(), model, &problem, &error)) << error;
-  result.initial_error = colmap_problem.MeanReprojectionError();
-  if (plain_ceres) {
-    ceres::Solver::Options ceres_options = options;
-    ceres_options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
-    ceres::Solver::Summary summary;
-    ceres::Solve(ceres_options, &problem, &summary);
-    result.initial_cost = summary.initial_cost;
-    result.final_cost = summary.final_cost;
-    result.termination = summary.termination_type;
-  } else {
-    Solver::Options sqrt_options = options;
-    sqrt_options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
-    Solver::Summary summary;
-    Solve(sqrt_options, &problem, &summary);
-    result.initial_cost = summary.initial_cost;
-    result.final_cost = summary.final_cost;
-    result.termination = summary.termination_type;
-    EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
-  }
-  result.final_error = colmap_problem.MeanReprojectionError();
-  return result;
-}
-
-Solver::Options OptionsFor(const std::string& name, int iterations) {
-  Solver::Options options;
-  options.max_num_iterations = iterations;
-  options.num_threads = 1;
-  if (name == "sqrt_automatic+dense_schur") {
-    // COLMAP's choice for 40 images, to its square-root counterpart.
-    options.linear_solver_type = ceres::DENSE_SCHUR;
-    options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
-  } else if (name == "sqrt_iterative_schur" || name == "sqrt_sparse_schur") {
-    EXPECT_TRUE(StringToSqrtLinearSolverType(name, &options.sqrt_linear_solver_type));
-    options.linear_solver_type = name == "sqrt_sparse_schur" ? ceres::SPARSE_SCHUR
-                                                             : ceres::ITERATIVE_SCHUR;
-    options.preconditioner_type = ceres::SCHUR_JACOBI;
-  } else {
-    EXPECT_TRUE(ceres::StringToLinearSolverType(name, &options.linear_solver_type)) << name;
-    if (options.linear_solver_type == ceres::ITERATIVE_SCHUR) {
-      options.preconditioner_type = ceres::SCHUR_JACOBI;
-    }
-  }
-  return options;
-}
+using testing_util::OptionsFor;
+using testing_util::SolveModel;
+using testing_util::SolveResult;
 
 // Our projection, pose convention and error agree with COLMAP's: the ERROR
 // COLMAP stored for each point of the shared model (the mean reprojection

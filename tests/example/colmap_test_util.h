@@ -1,5 +1,5 @@
 // Helpers of the COLMAP example's tests: a small hand-made model, the shared
-// real model's folder, and perturbation.
+// real model's folder, perturbation, and solving a model with a named solver.
 #ifndef CERES_SQRTBA_TESTS_EXAMPLE_COLMAP_TEST_UTIL_H_
 #define CERES_SQRTBA_TESTS_EXAMPLE_COLMAP_TEST_UTIL_H_
 
@@ -7,8 +7,12 @@
 #include <random>
 #include <string>
 
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/solver.h"
 #include "colmap_model.h"
+#include "colmap_problem.h"
 #include "example_test_util.h"
+#include "gtest/gtest.h"
 
 namespace ceres_sqrtba {
 namespace examples {
@@ -62,6 +66,72 @@ inline void Perturb(double point_sigma, double translation_sigma, double focal_f
     for (double& v : image.tvec) v += translation_sigma * normal(random);
   }
   for (ColmapCamera& camera : model->cameras) camera.params[0] *= focal_factor;
+}
+
+struct SolveResult {
+  double initial_error = 0;
+  double final_error = 0;
+  double initial_cost = 0;
+  double final_cost = 0;
+  ceres::TerminationType termination = ceres::FAILURE;
+};
+
+// Solves the problem ColmapProblem builds from `model` (COLMAP's default
+// options) with ceres_sqrtba::Solve, or with ceres::Solve when plain_ceres;
+// the cost and the mean reprojection error before and after.
+inline SolveResult SolveModel(const ColmapModel& model, const Solver::Options& options,
+                              bool plain_ceres = false) {
+  SolveResult result;
+  ceres::Problem problem;
+  ColmapProblem colmap_problem;
+  std::string error;
+  EXPECT_TRUE(colmap_problem.Build(ColmapBundleOptions(), model, &problem, &error)) << error;
+  result.initial_error = colmap_problem.MeanReprojectionError();
+  if (plain_ceres) {
+    ceres::Solver::Options ceres_options = options;
+    ceres_options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
+    ceres::Solver::Summary summary;
+    ceres::Solve(ceres_options, &problem, &summary);
+    result.initial_cost = summary.initial_cost;
+    result.final_cost = summary.final_cost;
+    result.termination = summary.termination_type;
+  } else {
+    Solver::Options sqrt_options = options;
+    sqrt_options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
+    Solver::Summary summary;
+    Solve(sqrt_options, &problem, &summary);
+    result.initial_cost = summary.initial_cost;
+    result.final_cost = summary.final_cost;
+    result.termination = summary.termination_type;
+    EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+  }
+  result.final_error = colmap_problem.MeanReprojectionError();
+  return result;
+}
+
+// Options for a solver named as colmap_bundle_adjuster's --linear_solver
+// (or "sqrt_automatic+dense_schur": COLMAP's DENSE_SCHUR choice through
+// SQRT_AUTOMATIC), one thread, SCHUR_JACOBI with the iterative ones.
+inline Solver::Options OptionsFor(const std::string& name, int iterations) {
+  Solver::Options options;
+  options.max_num_iterations = iterations;
+  options.num_threads = 1;
+  if (name == "sqrt_automatic+dense_schur") {
+    // COLMAP's choice for 40 images, to its square-root counterpart.
+    options.linear_solver_type = ceres::DENSE_SCHUR;
+    options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+  } else if (name == "sqrt_iterative_schur" || name == "sqrt_sparse_schur") {
+    EXPECT_TRUE(StringToSqrtLinearSolverType(name, &options.sqrt_linear_solver_type));
+    options.linear_solver_type = name == "sqrt_sparse_schur" ? ceres::SPARSE_SCHUR
+                                                             : ceres::ITERATIVE_SCHUR;
+    options.preconditioner_type = ceres::SCHUR_JACOBI;
+  } else {
+    EXPECT_TRUE(ceres::StringToLinearSolverType(name, &options.linear_solver_type)) << name;
+    if (options.linear_solver_type == ceres::ITERATIVE_SCHUR) {
+      options.preconditioner_type = ceres::SCHUR_JACOBI;
+    }
+  }
+  return options;
 }
 
 }  // namespace testing_util

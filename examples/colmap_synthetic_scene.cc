@@ -1,0 +1,459 @@
+#include "colmap_synthetic_scene.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "ceres/rotation.h"
+#include "ceres_sqrtba/solver.h"
+#include "colmap_camera_models.h"
+#include "synthetic_random.h"
+
+namespace ceres_sqrtba {
+namespace examples {
+namespace {
+
+using synthetic::Cross;
+using synthetic::Dot;
+using synthetic::Normalized;
+using synthetic::SplitMix;
+using synthetic::Vec3;
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kTailExponent = 1.3;        // P(length >= k) = (min / k)^1.3
+constexpr double kUnmatchedFraction = 0.2;    // 2D points without a 3D point
+constexpr double kMaxTangent = 1.0;  // |x|/z, |y|/z: 45 degrees off the axis
+constexpr double kMinDepth = 0.1;
+constexpr int kObservationsPerImage = 700;
+constexpr int kLongTrackObservationsPerImage = 2500;
+constexpr int kLongTrackMinImages = 400;
+constexpr int64_t kMaxObservations = 500000000;
+// The model's memory per observation: a 2D point (24 bytes, plus the
+// unmatched ones), a track element (8), the point's share (about 80 bytes
+// over a short track), the generator's own arrays.
+constexpr double kBytesPerObservation = 120.0;
+
+// A camera: model, size, parameters in COLMAP's order.
+struct CameraTemplate {
+  int model_id;
+  uint64_t width, height;
+  std::vector<double> params;
+};
+
+CameraTemplate Template(int index, SplitMix* random) {
+  using namespace colmap_models;
+  CameraTemplate camera;
+  switch (index % 3) {
+    case 0:
+      camera = {kOpenCV, 1600, 1200, {1150, 1154, 801.5, 598.5, -0.08, 0.015, 4e-4, -3e-4}};
+      break;
+    case 1:
+      camera = {kSimpleRadial, 2048, 1536, {1650, 1024, 768, -0.035}};
+      break;
+    default:
+      camera = {kPinhole, 1280, 960, {1000, 1002, 640.5, 479.5}};
+      break;
+  }
+  if (index >= 3) {  // further cameras: other focal lengths and distortions
+    const ModelInfo* info = FindModel(camera.model_id);
+    const double focal_scale = 1.0 + random->Uniform(-0.15, 0.15);
+    for (int k = 0; k < info->num_focal; ++k) camera.params[k] *= focal_scale;
+    const double distortion_scale = random->Uniform(0.5, 1.5);
+    for (size_t k = info->first_extra; k < camera.params.size(); ++k) {
+      camera.params[k] *= distortion_scale;
+    }
+  }
+  return camera;
+}
+
+struct TruePose {
+  double rotation[9];  // world to camera, row major
+  Vec3 center;
+};
+
+// Camera at `center` looking at `target` (COLMAP's frame: x right, y down,
+// z forward), rolled by `roll` radians about its axis.
+TruePose LookAt(const Vec3& center, const Vec3& target, double roll) {
+  const Vec3 forward = Normalized(target - center);
+  Vec3 right = Cross(forward, Vec3{0.0, 0.0, 1.0});
+  if (Dot(right, right) < 1e-12) right = {1.0, 0.0, 0.0};
+  right = Normalized(right);
+  const Vec3 down = Cross(forward, right);
+  const double c = std::cos(roll);
+  const double s = std::sin(roll);
+  const Vec3 x_axis = c * right + s * down;
+  const Vec3 y_axis = (-s) * right + c * down;
+  TruePose pose;
+  const Vec3 rows[3] = {x_axis, y_axis, forward};
+  for (int r = 0; r < 3; ++r) {
+    pose.rotation[3 * r + 0] = rows[r].x;
+    pose.rotation[3 * r + 1] = rows[r].y;
+    pose.rotation[3 * r + 2] = rows[r].z;
+  }
+  pose.center = center;
+  return pose;
+}
+
+Vec3 ToCamera(const TruePose& pose, const Vec3& point) {
+  const Vec3 d = point - pose.center;
+  const double* r = pose.rotation;
+  return {r[0] * d.x + r[1] * d.y + r[2] * d.z, r[3] * d.x + r[4] * d.y + r[5] * d.z,
+          r[6] * d.x + r[7] * d.y + r[8] * d.z};
+}
+
+// The COLMAP pose (q as (w, x, y, z), t = -R c) of a rotation and centre.
+void ToColmapPose(const double rotation[9], const Vec3& center, ColmapImage* image) {
+  ceres::RotationMatrixToQuaternion(
+      ceres::RowMajorAdapter3x3(static_cast<const double*>(rotation)), image->qvec);
+  const double* r = rotation;
+  image->tvec[0] = -(r[0] * center.x + r[1] * center.y + r[2] * center.z);
+  image->tvec[1] = -(r[3] * center.x + r[4] * center.y + r[5] * center.z);
+  image->tvec[2] = -(r[6] * center.x + r[7] * center.y + r[8] * center.z);
+}
+
+bool Inside(const ColmapCamera& camera, const double pixel[2]) {
+  return pixel[0] >= 0.0 && pixel[1] >= 0.0 && pixel[0] < static_cast<double>(camera.width) &&
+         pixel[1] < static_cast<double>(camera.height);
+}
+
+int MaxTrackLength(const ColmapSceneOptions& options, int num_images) {
+  return std::min(options.max_track_length, num_images);
+}
+
+int NumImages(const ColmapSceneOptions& options) {
+  return options.num_images > 0 ? options.num_images : DefaultNumImages(options);
+}
+
+}  // namespace
+
+void SetLongTracks(ColmapSceneOptions* options) {
+  options->track_lengths = ColmapSceneOptions::TrackLengths::kUniform;
+  options->min_track_length = 100;
+  options->max_track_length = 300;
+}
+
+int DefaultNumImages(const ColmapSceneOptions& options) {
+  const bool long_tracks = options.track_lengths == ColmapSceneOptions::TrackLengths::kUniform &&
+                           options.min_track_length >= 100;
+  const int64_t per_image = long_tracks ? kLongTrackObservationsPerImage : kObservationsPerImage;
+  const int64_t minimum = long_tracks ? kLongTrackMinImages : 2;
+  const int64_t images = (std::max<int64_t>(options.num_observations, 0) + per_image / 2) / per_image;
+  return static_cast<int>(std::min<int64_t>(std::max(images, minimum), 1000000));
+}
+
+bool ValidateColmapSceneOptions(const ColmapSceneOptions& options, std::string* error) {
+  if (options.num_observations < 2 || options.num_observations > kMaxObservations) {
+    *error = "the number of observations must be between 2 and " +
+             std::to_string(kMaxObservations) + ", got " +
+             std::to_string(options.num_observations);
+    return false;
+  }
+  if (options.num_images != 0 && (options.num_images < 2 || options.num_images > 1000000)) {
+    *error = "the number of images must be between 2 and 1000000 (or 0: from the number of "
+             "observations), got " + std::to_string(options.num_images);
+    return false;
+  }
+  const int num_images = NumImages(options);
+  if (options.num_cameras < 1 || options.num_cameras > num_images) {
+    *error = "the number of cameras must be between 1 and the number of images (" +
+             std::to_string(num_images) + "), got " + std::to_string(options.num_cameras);
+    return false;
+  }
+  if (options.min_track_length < 2 || options.max_track_length < options.min_track_length) {
+    *error = "track lengths must satisfy 2 <= min <= max, got min " +
+             std::to_string(options.min_track_length) + ", max " +
+             std::to_string(options.max_track_length);
+    return false;
+  }
+  if (options.min_track_length > num_images) {
+    *error = "the minimum track length (" + std::to_string(options.min_track_length) +
+             ") exceeds the number of images (" + std::to_string(num_images) + ")";
+    return false;
+  }
+  if (!(options.perturbation >= 0.0) || !(options.perturbation <= 10.0)) {
+    *error = "the perturbation must be in [0, 10], got " + std::to_string(options.perturbation);
+    return false;
+  }
+  if (!(options.pixel_noise >= 0.0) || !std::isfinite(options.pixel_noise) ||
+      options.pixel_noise > 100.0) {
+    *error = "the pixel noise must be a finite value in [0, 100], got " +
+             std::to_string(options.pixel_noise);
+    return false;
+  }
+  const double bytes =
+      static_cast<double>(options.num_observations) *
+          (kBytesPerObservation + static_cast<double>(options.solve_bytes_per_observation)) +
+      static_cast<double>(num_images) * 200.0;
+  int64_t limit = options.memory_limit_in_bytes;
+  if (limit <= 0) limit = AvailableMemoryInBytes();
+  if (limit > 0 && bytes > static_cast<double>(limit)) {
+    *error = "the scene needs " + std::to_string(static_cast<long long>(bytes / 1048576.0)) +
+             " MiB" + (options.solve_bytes_per_observation > 0 ? " to generate and solve" : "") +
+             ", more than the " + std::to_string(static_cast<long long>(limit / 1048576)) +
+             " MiB of memory available";
+    return false;
+  }
+  return true;
+}
+
+double ColmapSceneScale(const ColmapModel& model) {
+  if (model.points3D.empty()) return 1.0;
+  double median[3];
+  std::vector<double> values(model.points3D.size());
+  for (int k = 0; k < 3; ++k) {
+    for (size_t j = 0; j < values.size(); ++j) values[j] = model.points3D[j].xyz[k];
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    median[k] = values[values.size() / 2];
+  }
+  for (size_t j = 0; j < values.size(); ++j) {
+    const double* x = model.points3D[j].xyz;
+    values[j] = std::sqrt((x[0] - median[0]) * (x[0] - median[0]) +
+                          (x[1] - median[1]) * (x[1] - median[1]) +
+                          (x[2] - median[2]) * (x[2] - median[2]));
+  }
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  const double scale = values[values.size() / 2];
+  return scale > 0.0 && std::isfinite(scale) ? scale : 1.0;
+}
+
+void PerturbColmapModel(double perturbation, uint64_t seed, ColmapModel* model) {
+  SplitMix random(seed);
+  const double p = perturbation;
+  const double distance = 0.03 * p * ColmapSceneScale(*model);
+  for (ColmapCamera& camera : model->cameras) {
+    const colmap_models::ModelInfo* info = colmap_models::FindModel(camera.model_id);
+    if (info == nullptr) continue;
+    const double focal_scale = 1.0 + 0.02 * p * random.Normal();
+    for (int k = 0; k < info->num_focal; ++k) camera.params[k] *= focal_scale;
+    for (size_t k = info->first_extra; k < camera.params.size(); ++k) {
+      // OPENCV's tangential p1, p2 are an order smaller than the radial k.
+      const bool tangential =
+          (camera.model_id == colmap_models::kOpenCV || camera.model_id == colmap_models::kFullOpenCV) &&
+          (k == 6 || k == 7);
+      camera.params[k] += (tangential ? 0.001 : 0.01) * p * random.Normal();
+    }
+  }
+  for (ColmapImage& image : model->images) {
+    // R' = dR R and c' = c + dc (c = -R^T t the centre): q' = dq q and
+    // t' = -R' c' = dR t - R' dc. Exact (no rounding) when nothing moves.
+    double delta[3] = {0.005 * p * random.Normal(), 0.005 * p * random.Normal(),
+                       0.005 * p * random.Normal()};
+    const Vec3 center_move =
+        distance * Vec3{random.Normal(), random.Normal(), random.Normal()};
+    double delta_q[4];
+    ceres::AngleAxisToQuaternion(delta, delta_q);
+    double q[4];
+    ceres::QuaternionProduct(delta_q, image.qvec, q);
+    // (A product of unit quaternions: unit up to rounding, which the
+    // problem's normalization before a solve takes care of.)
+    double t[3];
+    ceres::AngleAxisRotatePoint(delta, image.tvec, t);
+    const double move[3] = {center_move.x, center_move.y, center_move.z};
+    double rotated_move[3];
+    ceres::UnitQuaternionRotatePoint(q, move, rotated_move);
+    for (int k = 0; k < 4; ++k) image.qvec[k] = q[k];
+    for (int k = 0; k < 3; ++k) image.tvec[k] = t[k] - rotated_move[k];
+  }
+  for (ColmapPoint3D& point : model->points3D) {
+    for (double& v : point.xyz) v += distance * random.Normal();
+  }
+  UpdateColmapPointErrors(model);
+}
+
+void UpdateColmapPointErrors(ColmapModel* model) {
+  for (ColmapPoint3D& point : model->points3D) {
+    double sum = 0.0;
+    int count = 0;
+    for (const ColmapTrackElement& element : point.track) {
+      const int image_index = model->ImageIndex(element.image_id);
+      if (image_index < 0) continue;
+      const ColmapImage& image = model->images[image_index];
+      const int camera_index = model->CameraIndex(image.camera_id);
+      if (camera_index < 0 || element.point2D_idx >= image.points2D.size()) continue;
+      const ColmapCamera& camera = model->cameras[camera_index];
+      double xyz[3];
+      ceres::QuaternionRotatePoint(image.qvec, point.xyz, xyz);
+      for (int k = 0; k < 3; ++k) xyz[k] += image.tvec[k];
+      double pixel[2];
+      if (!colmap_models::ProjectWithModel(camera.model_id, camera.params.data(), xyz, pixel)) {
+        continue;
+      }
+      const ColmapPoint2D& observed = image.points2D[element.point2D_idx];
+      sum += std::hypot(pixel[0] - observed.x, pixel[1] - observed.y);
+      ++count;
+    }
+    point.error = count > 0 ? sum / count : 0.0;
+  }
+}
+
+bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std::string* error,
+                     ColmapModel* truth) {
+  *model = ColmapModel();
+  if (truth != nullptr) *truth = ColmapModel();
+  if (!ValidateColmapSceneOptions(options, error)) return false;
+  SplitMix random(options.seed);
+  const int num_images = NumImages(options);
+  const int num_cameras = options.num_cameras;
+  const int min_track = options.min_track_length;
+  const int max_track = MaxTrackLength(options, num_images);
+  const bool uniform = options.track_lengths == ColmapSceneOptions::TrackLengths::kUniform;
+
+  ColmapModel scene;  // the ground truth
+  for (int c = 0; c < num_cameras; ++c) {
+    CameraTemplate t = Template(c, &random);
+    ColmapCamera camera;
+    camera.id = static_cast<uint32_t>(c + 1);
+    camera.model_id = t.model_id;
+    camera.width = t.width;
+    camera.height = t.height;
+    camera.params = std::move(t.params);
+    scene.cameras.push_back(std::move(camera));
+  }
+  std::vector<TruePose> poses(num_images);
+  for (int i = 0; i < num_images; ++i) {
+    const double distance = random.Uniform(2.5, 5.0);
+    const double azimuth = random.Uniform(0.0, 2.0 * kPi);
+    const double elevation = random.Uniform(0.0, 35.0 * kPi / 180.0);
+    const Vec3 center = {distance * std::cos(elevation) * std::cos(azimuth),
+                         distance * std::cos(elevation) * std::sin(azimuth),
+                         distance * std::sin(elevation)};
+    const Vec3 target = {0.3 * random.Normal(), 0.3 * random.Normal(), 0.3 * random.Normal()};
+    poses[i] = LookAt(center, target, 0.05 * random.Normal());
+    ColmapImage image;
+    image.id = static_cast<uint32_t>(i + 1);
+    image.camera_id = static_cast<uint32_t>(i % num_cameras + 1);
+    char name[64];
+    std::snprintf(name, sizeof(name), "camera%u/image%06d.jpg", image.camera_id, i + 1);
+    image.name = name;
+    ToColmapPose(poses[i].rotation, poses[i].center, &image);
+    scene.images.push_back(std::move(image));
+  }
+
+  // Points, one at a time, until the observations reach the target.
+  std::vector<double> score(num_images);
+  std::vector<int> order(num_images);
+  int64_t observations = 0;
+  int64_t failures_in_a_row = 0;
+  while (observations < options.num_observations) {
+    Vec3 point;
+    Vec3 normal;
+    if (random.Uniform() < 0.7) {  // on the object
+      Vec3 direction;
+      do {
+        direction = {random.Normal(), random.Normal(), random.Normal()};
+      } while (Dot(direction, direction) < 1e-12);
+      normal = Normalized(direction);
+      point = (1.0 + 0.05 * random.Uniform(-1.0, 1.0)) * normal;
+    } else {  // on the ground around it
+      const double radius = std::sqrt(random.Uniform(1.0, 9.0));
+      const double angle = random.Uniform(0.0, 2.0 * kPi);
+      point = {radius * std::cos(angle), radius * std::sin(angle), -1.0};
+      normal = Normalized(Vec3{0.5 * std::cos(angle), 0.5 * std::sin(angle), 1.0});
+    }
+    int length = min_track;
+    if (uniform) {
+      length += static_cast<int>(random.Next() % static_cast<uint64_t>(max_track - min_track + 1));
+    } else {
+      const double u = 1.0 - random.Uniform();  // (0, 1]
+      const double drawn = min_track * std::pow(u, -1.0 / kTailExponent);
+      length = drawn >= max_track ? max_track : std::max(min_track, static_cast<int>(drawn));
+    }
+    const Vec3 side = normal + 0.4 * Vec3{random.Normal(), random.Normal(), random.Normal()};
+    for (int i = 0; i < num_images; ++i) {
+      score[i] = Dot(Normalized(poses[i].center - point), side);
+    }
+    std::iota(order.begin(), order.end(), 0);
+    auto closer = [&score](int a, int b) {
+      return score[a] > score[b] || (score[a] == score[b] && a < b);
+    };
+    // The best candidates first; the rest sorted only when they are needed.
+    const int head = std::min(num_images, 2 * length + 16);
+    std::partial_sort(order.begin(), order.begin() + head, order.end(), closer);
+    struct Seen {
+      int image;
+      double pixel[2];
+    };
+    std::vector<Seen> seen;
+    for (int k = 0; k < num_images && static_cast<int>(seen.size()) < length; ++k) {
+      if (k == head) std::sort(order.begin() + head, order.end(), closer);
+      const int i = order[k];
+      const Vec3 p = ToCamera(poses[i], point);
+      if (p.z < kMinDepth || std::abs(p.x) > kMaxTangent * p.z ||
+          std::abs(p.y) > kMaxTangent * p.z) {
+        continue;
+      }
+      const ColmapCamera& camera = scene.cameras[i % num_cameras];
+      const double xyz[3] = {p.x, p.y, p.z};
+      Seen s;
+      s.image = i;
+      if (!colmap_models::ProjectWithModel(camera.model_id, camera.params.data(), xyz,
+                                           s.pixel) ||
+          !Inside(camera, s.pixel)) {
+        continue;
+      }
+      s.pixel[0] += options.pixel_noise * random.Normal();
+      s.pixel[1] += options.pixel_noise * random.Normal();
+      if (!Inside(camera, s.pixel)) continue;
+      seen.push_back(s);
+    }
+    if (seen.size() < 2) {
+      if (++failures_in_a_row > 10000) {
+        *error = "the images see too few of the scene's points (10000 points in a row seen by "
+                 "fewer than 2 images)";
+        return false;
+      }
+      continue;
+    }
+    failures_in_a_row = 0;
+    std::sort(seen.begin(), seen.end(),
+              [](const Seen& a, const Seen& b) { return a.image < b.image; });
+    ColmapPoint3D point3D;
+    point3D.id = scene.points3D.size() + 1;
+    point3D.xyz[0] = point.x;
+    point3D.xyz[1] = point.y;
+    point3D.xyz[2] = point.z;
+    const uint64_t color = random.Next();
+    for (int k = 0; k < 3; ++k) point3D.color[k] = static_cast<uint8_t>(color >> (8 * k));
+    for (const Seen& s : seen) {
+      ColmapImage& image = scene.images[s.image];
+      ColmapPoint2D point2D;
+      point2D.x = s.pixel[0];
+      point2D.y = s.pixel[1];
+      point2D.point3D_id = point3D.id;
+      point3D.track.push_back(
+          {image.id, static_cast<uint32_t>(image.points2D.size())});
+      image.points2D.push_back(point2D);
+    }
+    observations += static_cast<int64_t>(seen.size());
+    scene.points3D.push_back(std::move(point3D));
+  }
+
+  // 2D points without a 3D point (features that were not triangulated).
+  for (ColmapImage& image : scene.images) {
+    const ColmapCamera& camera = scene.cameras[image.camera_id - 1];
+    const size_t unmatched =
+        static_cast<size_t>(kUnmatchedFraction * static_cast<double>(image.points2D.size()));
+    for (size_t k = 0; k < unmatched; ++k) {
+      ColmapPoint2D point2D;
+      point2D.x = random.Uniform(0.0, static_cast<double>(camera.width));
+      point2D.y = random.Uniform(0.0, static_cast<double>(camera.height));
+      image.points2D.push_back(point2D);
+    }
+  }
+
+  // The initial values: the ground truth perturbed.
+  scene.BuildIndex();
+  ColmapModel start = scene;
+  PerturbColmapModel(options.perturbation, random.Next(), &start);
+  UpdateColmapPointErrors(&scene);
+  *model = std::move(start);
+  if (truth != nullptr) {
+    *truth = std::move(scene);
+  }
+  return true;
+}
+
+}  // namespace examples
+}  // namespace ceres_sqrtba
