@@ -569,13 +569,12 @@ std::string FindBalFile() {
 // problem of the evaluator benchmarks (200 cameras, 20 000 points, 5
 // observations each), in float and double:
 // - damp: ProjectedLandmarkBlocks::Damp, every landmark's thin QR of its
-//   damped columns and the reduced right-hand side, per solve; batched (one
-//   landmark per SIMD lane, landmark_batches.h) or one landmark at a time;
+//   damped columns and the reduced right-hand side, per solve;
 // - product: B^T B x over all landmarks, per PCG iteration;
 // - preconditioner: the SCHUR_JACOBI blocks Jc^T (I - Q1 Q1^T) Jc of every
 //   (landmark, camera) pair, per solve (here without the pass's camera sums);
 // - back_substitution: y_l and |J y|^2, per solve.
-enum class ProjectedKernel { kDampBatched, kDampPerLandmark, kProduct, kPreconditioner, kBackSubstitution };
+enum class ProjectedKernel { kDamp, kProduct, kPreconditioner, kBackSubstitution };
 
 class ProjectedKernelFixture {
  public:
@@ -608,9 +607,7 @@ class ProjectedKernelFixture {
   }
   template <typename Scalar>
   void Run(benchmark::State& state, ProjectedKernel kernel) {
-    const bool per_landmark = kernel == ProjectedKernel::kDampPerLandmark;
-    ProjectedLandmarkBlocks<Scalar> blocks(s_, *layout_, factory_->partition(), &context_,
-                                           per_landmark ? LandmarkQr::kOneAtATime : LandmarkQr::kBatchedInScalar);
+    ProjectedLandmarkBlocks<Scalar> blocks(s_, *layout_, factory_->partition(), &context_);
     std::vector<double> x = StateFromUser(s_), g(s_.num_effective_parameters);
     double cost;
     evaluator_->EvaluateJacobian(x.data(), true, &cost, g.data(), &blocks);
@@ -624,8 +621,7 @@ class ProjectedKernelFixture {
     const int num_groups = static_cast<int>(s_.groups.size());
     for (auto _ : state) {
       switch (kernel) {
-        case ProjectedKernel::kDampBatched:
-        case ProjectedKernel::kDampPerLandmark:
+        case ProjectedKernel::kDamp:
           blocks.Damp(d.data(), rhs.data());
           benchmark::DoNotOptimize(rhs.data());
           break;
@@ -651,9 +647,6 @@ class ProjectedKernelFixture {
     }
     state.counters["ns/obs"] = benchmark::Counter(
         1e-9 * observations_, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-    if (kernel == ProjectedKernel::kDampBatched) {
-      state.counters["batched"] = static_cast<double>(blocks.batches().batched_groups) / s_.groups.size();
-    }
   }
 
  private:
@@ -673,8 +666,7 @@ void RegisterProjectedKernelBenchmarks(const std::string& bal) {
   if (!bal.empty()) specs.emplace_back("bal", bal);
   specs.emplace_back("synthetic", "");
   const std::vector<std::pair<std::string, ProjectedKernel>> kernels = {
-      {"damp_batched", ProjectedKernel::kDampBatched},
-      {"damp_per_landmark", ProjectedKernel::kDampPerLandmark},
+      {"damp", ProjectedKernel::kDamp},
       {"product", ProjectedKernel::kProduct},
       {"preconditioner", ProjectedKernel::kPreconditioner},
       {"back_substitution", ProjectedKernel::kBackSubstitution}};

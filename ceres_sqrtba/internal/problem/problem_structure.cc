@@ -158,28 +158,8 @@ bool CheckOneLandmarkPerResidual(const ProblemStructure& s, const std::vector<Re
   return true;
 }
 
-// The offsets of the variable blocks in the state and tangent vectors, in
-// the order of s->landmarks, then s->cameras.
-void AssignStateOffsets(ProblemStructure* s) {
-  s->variable_blocks = s->landmarks;
-  s->variable_blocks.insert(s->variable_blocks.end(), s->cameras.begin(), s->cameras.end());
-  s->num_parameters = 0;
-  s->num_effective_parameters = 0;
-  for (int p : s->variable_blocks) {
-    ParameterBlockInfo& pb = s->parameter_blocks[p];
-    pb.state_offset = s->num_parameters;
-    pb.tangent_offset = s->num_effective_parameters;
-    s->num_parameters += pb.size;
-    s->num_effective_parameters += pb.tangent_size;
-    if (pb.camera_index == 0) s->camera_tangent_begin = pb.tangent_offset;
-  }
-  if (s->cameras.empty()) s->camera_tangent_begin = s->num_effective_parameters;
-  s->num_camera_parameters = s->num_effective_parameters - s->camera_tangent_begin;
-}
-
 // The state layout: landmarks first, then cameras, each in parameter block
-// order (BuildGroups then puts the landmarks in group order); the cameras
-// alone form the reduced camera vector.
+// order; the cameras alone form the reduced camera vector.
 void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
   for (size_t i = 0; i < s->parameter_blocks.size(); ++i) {
     ParameterBlockInfo& pb = s->parameter_blocks[i];
@@ -194,22 +174,27 @@ void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
     pb.camera_index = static_cast<int>(s->cameras.size());
     s->cameras.push_back(static_cast<int>(i));
   }
-  AssignStateOffsets(s);
+  s->variable_blocks = s->landmarks;
+  s->variable_blocks.insert(s->variable_blocks.end(), s->cameras.begin(), s->cameras.end());
+  for (int p : s->variable_blocks) {
+    ParameterBlockInfo& pb = s->parameter_blocks[p];
+    pb.state_offset = s->num_parameters;
+    pb.tangent_offset = s->num_effective_parameters;
+    s->num_parameters += pb.size;
+    s->num_effective_parameters += pb.tangent_size;
+    if (pb.camera_index == 0) s->camera_tangent_begin = pb.tangent_offset;
+  }
+  if (s->cameras.empty()) s->camera_tangent_begin = s->num_effective_parameters;
+  s->num_camera_parameters = s->num_effective_parameters - s->camera_tangent_begin;
 }
 
 // Groups: one per landmark (its residual blocks in problem order), then one
-// per landmark-free residual block. The landmarks' groups are ordered by
-// landmark size, then by number of observation rows (stable: in landmark
-// order among equals), so that landmarks of the same shape are neighbours:
-// the per-solve kernels run them side by side in SIMD lanes
-// (projected/landmark_batches.h), reading the blocks and their layout in
-// storage order. The landmarks' state and tangent entries follow the same
-// order, so that passes over the groups read the state in order too.
+// per landmark-free residual block.
 void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) {
   s->residual_blocks = std::move(residuals);
   const int num_landmarks = static_cast<int>(s->landmarks.size());
   std::vector<int> landmark_of(s->residual_blocks.size(), -1);
-  std::vector<int> count(num_landmarks, 0), rows(num_landmarks, 0);
+  std::vector<int> per_landmark(num_landmarks + 1, 0);
   for (size_t r = 0; r < s->residual_blocks.size(); ++r) {
     const ResidualBlockInfo& rb = s->residual_blocks[r];
     s->num_residuals += rb.num_residuals;
@@ -217,53 +202,21 @@ void BuildGroups(std::vector<ResidualBlockInfo> residuals, ProblemStructure* s) 
       const ParameterBlockInfo& pb = s->parameter_blocks[s->residual_parameters[rb.parameter_begin + i]];
       if (pb.is_landmark) landmark_of[r] = pb.landmark_index;
     }
-    if (landmark_of[r] >= 0) {
-      ++count[landmark_of[r]];
-      rows[landmark_of[r]] += rb.num_residuals;
-    }
+    if (landmark_of[r] >= 0) ++per_landmark[landmark_of[r] + 1];
   }
-  // Stable counting sorts, by rows and then by landmark size: linear in the
-  // landmarks, before iteration 0.
-  std::vector<int> landmark_order(num_landmarks), by_rows(num_landmarks);
-  auto counting_sort = [](const std::vector<int>& in, const std::vector<int>& key, std::vector<int>* out) {
-    int max_key = 0;
-    for (int l : in) max_key = std::max(max_key, key[l]);
-    std::vector<int> start(max_key + 2, 0);
-    for (int l : in) ++start[key[l] + 1];
-    std::partial_sum(start.begin(), start.end(), start.begin());
-    for (int l : in) (*out)[start[key[l]]++] = l;
-  };
-  std::vector<int> sizes(num_landmarks);
-  for (int l = 0; l < num_landmarks; ++l) {
-    landmark_order[l] = l;
-    sizes[l] = s->parameter_blocks[s->landmarks[l]].tangent_size;
-  }
-  counting_sort(landmark_order, rows, &by_rows);
-  counting_sort(by_rows, sizes, &landmark_order);
-  std::vector<int> landmarks(num_landmarks);
-  for (int i = 0; i < num_landmarks; ++i) landmarks[i] = s->landmarks[landmark_order[i]];
-  s->landmarks = std::move(landmarks);
-  for (int i = 0; i < num_landmarks; ++i) s->parameter_blocks[s->landmarks[i]].landmark_index = i;
-  AssignStateOffsets(s);
-  std::vector<int> begin(num_landmarks);
-  int total = 0;
-  for (int l : landmark_order) {
-    begin[l] = total;
-    total += count[l];
-  }
-  s->group_residuals.resize(total);
-  std::vector<int> fill = begin;
+  std::partial_sum(per_landmark.begin(), per_landmark.end(), per_landmark.begin());
+  s->group_residuals.resize(per_landmark[num_landmarks]);
+  std::vector<int> fill(per_landmark.begin(), per_landmark.end() - 1);
   for (size_t r = 0; r < s->residual_blocks.size(); ++r) {
     if (landmark_of[r] >= 0) s->group_residuals[fill[landmark_of[r]]++] = static_cast<int>(r);
   }
   s->groups.reserve(num_landmarks);
-  for (int i = 0; i < num_landmarks; ++i) {
-    const int l = landmark_order[i];
+  for (int l = 0; l < num_landmarks; ++l) {
     Group g;
-    g.landmark = s->landmarks[i];
+    g.landmark = s->landmarks[l];
     g.landmark_size = s->parameter_blocks[g.landmark].tangent_size;
-    g.residual_begin = begin[l];
-    g.residual_end = begin[l] + count[l];
+    g.residual_begin = per_landmark[l];
+    g.residual_end = per_landmark[l + 1];
     s->groups.push_back(g);
   }
   for (size_t r = 0; r < s->residual_blocks.size(); ++r) {

@@ -12,15 +12,12 @@
 // other blocks. Residual blocks of one landmark form a "group", which becomes
 // one landmark block in the linear solver; a residual block without a landmark
 // (a prior, a pose-graph term) forms a group of its own with landmark size 0.
-// The landmarks' groups come first, ordered by landmark size and then by
-// number of observation rows, so that landmarks of one shape are neighbours
-// (projected/landmark_batches.h).
 // Residual blocks whose parameter blocks are all constant contribute the fixed
 // cost only, exactly as Ceres removes them from its reduced program.
 //
-// Tangent-space layout of the step vector: all landmarks first (in group
-// order), then all cameras (in parameter block order); the cameras alone form
-// the reduced camera vector, which starts at camera_tangent_begin.
+// Tangent-space layout of the step vector: all landmarks first (in parameter
+// block order), then all cameras; the cameras alone form the reduced camera
+// vector, which starts at camera_tangent_begin.
 #ifndef CERES_SQRTBA_INTERNAL_PROBLEM_PROBLEM_STRUCTURE_H_
 #define CERES_SQRTBA_INTERNAL_PROBLEM_PROBLEM_STRUCTURE_H_
 
@@ -105,7 +102,7 @@ struct ProblemStructure {
   std::vector<int> group_residuals;
   std::vector<int> group_cameras;    // flat: parameter block indices per group
 
-  std::vector<int> landmarks;  // parameter block indices, landmark_index (= group) order
+  std::vector<int> landmarks;  // parameter block indices, landmark_index order
   std::vector<int> cameras;    // parameter block indices, camera_index order
   std::vector<int> variable_blocks;  // state order (landmarks, then cameras)
 

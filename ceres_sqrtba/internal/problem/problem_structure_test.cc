@@ -109,62 +109,6 @@ TEST(ProblemStructure, ResidualBlocksAreNumberedInGroupOrder) {
   EXPECT_TRUE(reordered);
 }
 
-// The landmarks' groups ordered by landmark size, then by rows, stable (in
-// parameter block order among equals); their state and tangent entries in
-// the same order, back to back, and the cameras after them.
-TEST(ProblemStructure, LandmarkGroupsAndStateOrderedByShape) {
-  CameraMajorProblem p;
-  // A 2-d landmark seen by two cameras: a smaller landmark size comes first
-  // whatever its rows.
-  class Sum2 : public ceres::SizedCostFunction<2, 3, 2> {
-   public:
-    bool Evaluate(double const* const* x, double* r, double** j) const override {
-      r[0] = x[0][0] + x[1][0];
-      r[1] = x[0][1] + x[1][1];
-      if (j != nullptr) {
-        if (j[0] != nullptr) for (int i = 0; i < 6; ++i) j[0][i] = (i == 0 || i == 4) ? 1.0 : 0.0;
-        if (j[1] != nullptr) for (int i = 0; i < 4; ++i) j[1][i] = (i == 0 || i == 3) ? 1.0 : 0.0;
-      }
-      return true;
-    }
-  } sum2;
-  std::vector<double> small(2, 3.0);
-  p.problem->AddResidualBlock(&sum2, nullptr, p.cameras[0].data(), small.data());
-  p.problem->AddResidualBlock(&sum2, nullptr, p.cameras[1].data(), small.data());
-  p.ordering->AddElementToGroup(small.data(), 0);
-  ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(*p.problem, p.ordering.get(), &s, &error), StructureStatus::kOk) << error;
-  ASSERT_EQ(s.groups.size(), static_cast<size_t>(CameraMajorProblem::kPoints + 1));
-  EXPECT_EQ(s.parameter_blocks[s.groups[0].landmark].user_values, small.data());
-  int tangent = 0;
-  for (size_t gi = 0; gi < s.groups.size(); ++gi) {
-    const Group& g = s.groups[gi];
-    const ParameterBlockInfo& pb = s.parameter_blocks[g.landmark];
-    EXPECT_EQ(pb.landmark_index, static_cast<int>(gi));
-    EXPECT_EQ(s.landmarks[gi], g.landmark);
-    EXPECT_EQ(pb.tangent_offset, tangent);
-    tangent += pb.tangent_size;
-    if (gi == 0) continue;
-    const Group& previous = s.groups[gi - 1];
-    const int rows = g.residual_end - g.residual_begin, previous_rows = previous.residual_end - previous.residual_begin;
-    ASSERT_LE(previous.landmark_size, g.landmark_size);
-    if (previous.landmark_size == g.landmark_size) {
-      ASSERT_LE(previous_rows, rows);
-      // Stable: among equals, in the problem's parameter block order.
-      if (previous_rows == rows) EXPECT_LT(previous.landmark, g.landmark);
-    }
-  }
-  EXPECT_EQ(s.camera_tangent_begin, tangent);
-  // CameraMajorProblem's points are seen 2, 3 or 4 times: the order differs
-  // from the points' own.
-  bool reordered = false;
-  for (int i = 1; i <= CameraMajorProblem::kPoints; ++i) {
-    reordered |= s.parameter_blocks[s.groups[i].landmark].user_values != p.points[i - 1].data();
-  }
-  EXPECT_TRUE(reordered);
-}
-
 // Residual blocks of two shapes and landmark-free priors, in a scrambled
 // order (the renumbering is a permutation with cycles of many lengths), the
 // landmarks chosen by the solver (no ordering): every residual block keeps

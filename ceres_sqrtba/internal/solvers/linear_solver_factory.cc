@@ -71,8 +71,6 @@ int64_t LinearSolverFactory::RequiredBytes(Precision precision) const {
   const bool single = precision == SINGLE_PRECISION;
   if (projected()) {
     return projected_layout_->RequiredBytes(single ? 4 : 8) +
-           (single ? ProjectedLandmarkBlocks<float>::BatchBytes(*projected_layout_, partition_)
-                   : ProjectedLandmarkBlocks<double>::BatchBytes(*projected_layout_, partition_)) +
            (sparse_ ? direct_plan_->RequiredBytes(s_, partition_) : 0) +
            (visibility_plan_ != nullptr ? visibility_plan_->RequiredBytes(s_, partition_) : 0);
   }
