@@ -191,18 +191,10 @@ bool SetSolverOptions(Setup* setup, std::string* error) {
     // The square-root solver's preconditioner is the block diagonal of the
     // reduced camera system, which is what SCHUR_JACOBI means in Ceres.
     options.preconditioner_type = ceres::SCHUR_JACOBI;
-  } else if (!ceres::StringToPreconditionerType(FLAGS_preconditioner,
-                                                &options.preconditioner_type)) {
-    *error = "unknown --preconditioner '" + FLAGS_preconditioner +
-             "' (expected identity, jacobi, schur_jacobi, cluster_jacobi or "
-             "cluster_tridiagonal)";
+  } else if (!ParsePreconditionerFlag(FLAGS_preconditioner, nullptr, &options.preconditioner_type, error)) {
     return false;
   }
-  if (!StringToPrecision(FLAGS_precision, &options.precision)) {
-    *error = "unknown --precision '" + FLAGS_precision +
-             "' (expected double or single)";
-    return false;
-  }
+  if (!ParsePrecisionFlag(FLAGS_precision, &options.precision, error)) return false;
   if (FLAGS_sqrt_automatic) {
     if (sqrt_solver) {
       *error = "--sqrt_automatic chooses the square-root counterpart of a "

@@ -34,6 +34,20 @@ int FailWithMessage(const char* program, const std::string& message) {
   return 1;
 }
 
+bool ParsePreconditionerFlag(const std::string& value, const char* also, ceres::PreconditionerType* type,
+                             std::string* error) {
+  if (ceres::StringToPreconditionerType(value, type)) return true;
+  *error = "unknown --preconditioner '" + value + "' (expected " + (also != nullptr ? std::string(also) + ", " : "") +
+           "identity, jacobi, schur_jacobi, cluster_jacobi or cluster_tridiagonal)";
+  return false;
+}
+
+bool ParsePrecisionFlag(const std::string& value, Precision* precision, std::string* error) {
+  if (StringToPrecision(value, precision)) return true;
+  *error = "unknown --precision '" + value + "' (expected double or single)";
+  return false;
+}
+
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;

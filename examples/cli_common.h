@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <string>
 
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/solver.h"
+
 namespace ceres_sqrtba {
 namespace examples {
 
@@ -36,6 +39,15 @@ std::string Lower(std::string text);
 
 // Whether the gflags flag `name` was left at its default.
 bool FlagIsDefault(const char* name);
+
+// --preconditioner=<value> (Ceres' names, any case) into *type; false with a
+// message naming the flag, the value and the names accepted (`also`: names
+// the program accepts besides Ceres', e.g. "automatic", listed first).
+bool ParsePreconditionerFlag(const std::string& value, const char* also, ceres::PreconditionerType* type,
+                             std::string* error);
+// --precision=<value> (double or single) into *precision; false with a
+// message naming the flag and the value.
+bool ParsePrecisionFlag(const std::string& value, Precision* precision, std::string* error);
 
 // The file name without its folders.
 std::string BaseName(const std::string& path);

@@ -151,17 +151,10 @@ bool SetSolverOptions(int num_images, int num_residuals, Setup* setup, std::stri
     if (options.linear_solver_type == ceres::ITERATIVE_SCHUR) {
       options.preconditioner_type = ceres::SCHUR_JACOBI;
     }
-  } else if (!ceres::StringToPreconditionerType(FLAGS_preconditioner,
-                                                &options.preconditioner_type)) {
-    *error = "unknown --preconditioner '" + FLAGS_preconditioner +
-             "' (expected automatic, identity, jacobi, schur_jacobi, cluster_jacobi or "
-             "cluster_tridiagonal)";
+  } else if (!ParsePreconditionerFlag(FLAGS_preconditioner, "automatic", &options.preconditioner_type, error)) {
     return false;
   }
-  if (!StringToPrecision(FLAGS_precision, &options.precision)) {
-    *error = "unknown --precision '" + FLAGS_precision + "' (expected double or single)";
-    return false;
-  }
+  if (!ParsePrecisionFlag(FLAGS_precision, &options.precision, error)) return false;
   if (!sqrt_solver && options.precision != DOUBLE_PRECISION) {
     *error = "--precision=" + FLAGS_precision +
              " needs a square-root solver (--linear_solver=sqrt_iterative_schur or "
