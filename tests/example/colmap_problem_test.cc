@@ -383,41 +383,17 @@ TEST(ExampleColmapSolve, SquareRootSolversEndAtCeresCost) {
                  << " (set CERES_SQRTBA_COLMAP_DIR)";
   }
   testing_util::Perturb(0.01, 0.01, 1.01, &model);
-  auto converge = [](Solver::Options options) {
-    options.function_tolerance = 1e-14;
-    options.gradient_tolerance = 1e-14;
-    options.parameter_tolerance = 1e-14;
-    options.max_linear_solver_iterations = 500;
-    return options;
-  };
   const SolveResult reference =
-      SolveModel(model, converge(OptionsFor("sparse_schur", 50)), /*plain_ceres=*/true);
+      SolveModel(model, testing_util::Converging(OptionsFor("sparse_schur", 50)), /*plain_ceres=*/true);
   ASSERT_NE(reference.termination, ceres::FAILURE);
-  struct Run {
-    const char* solver;
-    Precision precision;
-    double tolerance;
-  };
-  const Run runs[] = {
+  testing_util::ExpectSquareRootRunsEndAt(model, reference, "sparse_schur", {
       {"sqrt_sparse_schur", DOUBLE_PRECISION, 1e-6},
       {"sqrt_iterative_schur", DOUBLE_PRECISION, 1e-6},
       {"sqrt_sparse_schur", SINGLE_PRECISION, 1e-4},
       {"sqrt_iterative_schur", SINGLE_PRECISION, 1e-4},
       {"sqrt_automatic+dense_schur", DOUBLE_PRECISION, 1e-6},
       {"sqrt_automatic+dense_schur", SINGLE_PRECISION, 1e-4},
-  };
-  for (const Run& run : runs) {
-    Solver::Options options = converge(OptionsFor(run.solver, 50));
-    options.precision = run.precision;
-    const SolveResult result = SolveModel(model, options);
-    const double relative = std::abs(result.final_cost - reference.final_cost) / reference.final_cost;
-    EXPECT_LE(relative, run.tolerance)
-        << run.solver << (run.precision == SINGLE_PRECISION ? " single" : " double") << ": "
-        << result.final_cost << " vs ceres " << reference.final_cost;
-    std::printf("%-26s %-6s final cost %.10e (ceres sparse_schur %.10e, relative %.2e)\n",
-                run.solver, run.precision == SINGLE_PRECISION ? "single" : "double",
-                result.final_cost, reference.final_cost, relative);
-  }
+  }, 50);
 }
 
 }  // namespace

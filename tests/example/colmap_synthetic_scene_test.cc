@@ -205,45 +205,20 @@ TEST(ExampleColmapSyntheticScene, SquareRootSolversEndAtTheCostOfColmapsChoice) 
   ColmapModel model;
   std::string error;
   ASSERT_TRUE(MakeColmapScene(SmallScene(), &model, &error)) << error;
-  auto converge = [](Solver::Options options) {
-    options.function_tolerance = 1e-14;
-    options.gradient_tolerance = 1e-14;
-    options.parameter_tolerance = 1e-14;
-    options.max_linear_solver_iterations = 500;
-    return options;
-  };
   // 10 iterations: with DENSE_SCHUR the cost settles to 1e-15 relative by
   // iteration 5 (measured), and the test stays short under the sanitizers.
   const SolveResult reference =
-      SolveModel(model, converge(OptionsFor("dense_schur", 10)), /*plain_ceres=*/true);
+      SolveModel(model, testing_util::Converging(OptionsFor("dense_schur", 10)), /*plain_ceres=*/true);
   ASSERT_NE(reference.termination, ceres::FAILURE);
   // The perturbation is undone: the cost falls to the noise's level.
   EXPECT_LT(reference.final_cost, 0.05 * reference.initial_cost);
   EXPECT_LT(reference.final_error, 1.5);
-  struct Run {
-    const char* solver;
-    Precision precision;
-    double tolerance;
-  };
-  const Run runs[] = {
+  testing_util::ExpectSquareRootRunsEndAt(model, reference, "dense_schur", {
       {"sqrt_sparse_schur", DOUBLE_PRECISION, 1e-6},
       {"sqrt_iterative_schur", DOUBLE_PRECISION, 1e-6},
       {"sqrt_sparse_schur", SINGLE_PRECISION, 1e-4},
       {"sqrt_iterative_schur", SINGLE_PRECISION, 1e-4},
-  };
-  for (const Run& run : runs) {
-    Solver::Options options = converge(OptionsFor(run.solver, 10));
-    options.precision = run.precision;
-    const SolveResult result = SolveModel(model, options);
-    const double relative =
-        std::abs(result.final_cost - reference.final_cost) / reference.final_cost;
-    EXPECT_LE(relative, run.tolerance)
-        << run.solver << (run.precision == SINGLE_PRECISION ? " single" : " double") << ": "
-        << result.final_cost << " vs ceres " << reference.final_cost;
-    std::printf("%-26s %-6s final cost %.10e (ceres dense_schur %.10e, relative %.2e)\n",
-                run.solver, run.precision == SINGLE_PRECISION ? "single" : "double",
-                result.final_cost, reference.final_cost, relative);
-  }
+  }, 10);
 }
 
 TEST(ExampleColmapSyntheticScene, BadOptionsAreRefusedWithAMessage) {

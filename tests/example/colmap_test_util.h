@@ -3,9 +3,12 @@
 #ifndef CERES_SQRTBA_TESTS_EXAMPLE_COLMAP_TEST_UTIL_H_
 #define CERES_SQRTBA_TESTS_EXAMPLE_COLMAP_TEST_UTIL_H_
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/solver.h"
@@ -132,6 +135,44 @@ inline Solver::Options OptionsFor(const std::string& name, int iterations) {
     }
   }
   return options;
+}
+
+// Options that leave only the iteration cap to stop a solve (tolerances
+// 1e-14), with room for PCG to converge (500 iterations).
+inline Solver::Options Converging(Solver::Options options) {
+  options.function_tolerance = 1e-14;
+  options.gradient_tolerance = 1e-14;
+  options.parameter_tolerance = 1e-14;
+  options.max_linear_solver_iterations = 500;
+  return options;
+}
+
+// A square-root solver (named as OptionsFor names it), its precision and the
+// relative distance to the reference cost it must end within.
+struct SquareRootRun {
+  const char* solver;
+  Precision precision;
+  double tolerance;
+};
+
+// Each run solves `model` (Converging, `iterations` at most) and must end
+// within its tolerance of `reference`, ceres::Solve's final cost with the
+// solver named `reference_name`; prints every run's cost.
+inline void ExpectSquareRootRunsEndAt(const ColmapModel& model, const SolveResult& reference,
+                                      const char* reference_name, const std::vector<SquareRootRun>& runs,
+                                      int iterations) {
+  for (const SquareRootRun& run : runs) {
+    Solver::Options options = Converging(OptionsFor(run.solver, iterations));
+    options.precision = run.precision;
+    const SolveResult result = SolveModel(model, options);
+    const double relative = std::abs(result.final_cost - reference.final_cost) / reference.final_cost;
+    EXPECT_LE(relative, run.tolerance)
+        << run.solver << (run.precision == SINGLE_PRECISION ? " single" : " double") << ": "
+        << result.final_cost << " vs ceres " << reference.final_cost;
+    std::printf("%-26s %-6s final cost %.10e (ceres %s %.10e, relative %.2e)\n", run.solver,
+                run.precision == SINGLE_PRECISION ? "single" : "double", result.final_cost, reference_name,
+                reference.final_cost, relative);
+  }
 }
 
 }  // namespace testing_util
