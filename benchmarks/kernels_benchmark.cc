@@ -573,7 +573,13 @@ std::string FindBalFile() {
 // - product: B^T B x over all landmarks, per PCG iteration;
 // - preconditioner: the SCHUR_JACOBI blocks Jc^T (I - Q1 Q1^T) Jc of every
 //   (landmark, camera) pair, per solve (here without the pass's camera sums);
-// - back_substitution: y_l and |J y|^2, per solve.
+// - back_substitution: y_l and |J y|^2, per solve;
+// each on two storages: `group_order`, the groups stored in group index
+// order and every landmark's QR one at a time, in double (the solver before
+// issue #30), and `batched`, each chunk's groups stored by shape
+// (ProjectedBlockLayout::PlaceInShapeOrder) and Damp's QR run on batches of
+// landmarks, one per SIMD lane, in Scalar (landmark_batches.h), as the
+// solver runs now.
 enum class ProjectedKernel { kDamp, kProduct, kPreconditioner, kBackSubstitution };
 
 class ProjectedKernelFixture {
@@ -602,12 +608,16 @@ class ProjectedKernelFixture {
     options_.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
     factory_ = std::make_unique<LinearSolverFactory>(s_, options_);
     layout_ = std::make_unique<ProjectedBlockLayout>(s_);
+    shape_layout_ = std::make_unique<ProjectedBlockLayout>(s_);
+    shape_layout_->PlaceInShapeOrder(factory_->partition());
     evaluator_ = std::make_unique<Evaluator>(s_, factory_->partition(), &context_);
     for (const Group& group : s_.groups) observations_ += group.num_rows / 2;
   }
   template <typename Scalar>
-  void Run(benchmark::State& state, ProjectedKernel kernel) {
-    ProjectedLandmarkBlocks<Scalar> blocks(s_, *layout_, factory_->partition(), &context_);
+  void Run(benchmark::State& state, ProjectedKernel kernel, bool batched) {
+    const ProjectedBlockLayout& layout = batched ? *shape_layout_ : *layout_;
+    ProjectedLandmarkBlocks<Scalar> blocks(s_, layout, factory_->partition(), &context_,
+                                           batched ? LandmarkQr::kBatchedInScalar : LandmarkQr::kOneAtATime);
     std::vector<double> x = StateFromUser(s_), g(s_.num_effective_parameters);
     double cost;
     evaluator_->EvaluateJacobian(x.data(), true, &cost, g.data(), &blocks);
@@ -631,7 +641,8 @@ class ProjectedKernelFixture {
           benchmark::DoNotOptimize(yc.data());
           break;
         case ProjectedKernel::kPreconditioner:
-          for (int gi = 0; gi < num_groups; ++gi) {
+          for (int p = 0; p < num_groups; ++p) {
+            const int gi = layout.order[p];  // in storage order
             const Group& group = s_.groups[gi];
             for (int e = group.camera_begin; e < group.camera_end; ++e) {
               const int n = s_.parameter_blocks[s_.group_cameras[e]].tangent_size;
@@ -647,6 +658,9 @@ class ProjectedKernelFixture {
     }
     state.counters["ns/obs"] = benchmark::Counter(
         1e-9 * observations_, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    if (batched && kernel == ProjectedKernel::kDamp) {
+      state.counters["batched"] = static_cast<double>(blocks.batches().batched_groups) / s_.groups.size();
+    }
   }
 
  private:
@@ -656,7 +670,8 @@ class ProjectedKernelFixture {
   ProblemStructure s_;
   Solver::Options options_;
   std::unique_ptr<LinearSolverFactory> factory_;
-  std::unique_ptr<ProjectedBlockLayout> layout_;
+  std::unique_ptr<ProjectedBlockLayout> layout_;        // group order
+  std::unique_ptr<ProjectedBlockLayout> shape_layout_;  // shape order
   std::unique_ptr<Evaluator> evaluator_;
   double observations_ = 0;
 };
@@ -679,14 +694,16 @@ void RegisterProjectedKernelBenchmarks(const std::string& bal) {
       return **fixture;
     };
     for (const auto& kernel : kernels) {
-      const ProjectedKernel k = kernel.second;
-      const std::string suffix = spec.first + "/" + kernel.first;
-      benchmark::RegisterBenchmark(("BM_Projected<float>/" + suffix).c_str(),
-                                   [get, k](benchmark::State& st) { get().Run<float>(st, k); })
-          ->UseRealTime();
-      benchmark::RegisterBenchmark(("BM_Projected<double>/" + suffix).c_str(),
-                                   [get, k](benchmark::State& st) { get().Run<double>(st, k); })
-          ->UseRealTime();
+      for (const bool batched : {false, true}) {
+        const ProjectedKernel k = kernel.second;
+        const std::string suffix = spec.first + "/" + kernel.first + (batched ? "/batched" : "/group_order");
+        benchmark::RegisterBenchmark(("BM_Projected<float>/" + suffix).c_str(),
+                                     [get, k, batched](benchmark::State& st) { get().Run<float>(st, k, batched); })
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("BM_Projected<double>/" + suffix).c_str(),
+                                     [get, k, batched](benchmark::State& st) { get().Run<double>(st, k, batched); })
+            ->UseRealTime();
+      }
     }
   }
 }

@@ -24,7 +24,7 @@ SqrtSparseSchurSolver<Scalar>::SqrtSparseSchurSolver(const ProblemStructure& s, 
                                                      const CameraFactorizationPlan& plan)
     : s_(s),
       context_(context),
-      blocks_(s, layout, partition, context),
+      blocks_(s, layout, partition, context, LandmarkQr::kBatchedInDouble),
       matrix_(s, layout, plan.pattern(), partition),
       cholesky_(plan.MakeCholesky(matrix_.col_begin(), matrix_.rows())),
       rhs_(s.num_camera_parameters) {}

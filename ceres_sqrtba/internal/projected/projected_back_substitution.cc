@@ -21,7 +21,8 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
     double* t = u + max_m;
     double* yl = t + max_d;
     double sum = 0.0;
-    for (int g = gb; g < ge; ++g) {
+    for (int position = gb; position < ge; ++position) {
+      const int g = layout_.order[position];
       // A uniform group of listed sizes (projected_block_layout.h) runs the
       // same operations in the same order at compile-time sizes.
       DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {

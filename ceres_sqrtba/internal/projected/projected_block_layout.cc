@@ -1,11 +1,40 @@
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
 
 #include <algorithm>
+#include <numeric>
+
+#include "ceres_sqrtba/internal/projected/landmark_batches.h"
 
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
 namespace internal {
+namespace {
+
+// The offsets of `layout`'s groups, placed in layout.order.
+void PlaceInOrder(ProjectedBlockLayout* layout) {
+  ProjectedBlockLayout& l = *layout;
+  const int n = static_cast<int>(l.order.size());
+  int64_t hot = 0, cold = 0, rr = 0;
+  for (int p = 0; p < n; ++p) {
+    const int g = l.order[p];
+    const int d = l.landmark_size[g];
+    l.hot_offset[g] = hot;
+    l.cold_offset[g] = cold;
+    l.r_offset[g] = rr;
+    hot += static_cast<int64_t>(l.rows[g]) * (l.camera_width[g] + d);
+    cold += static_cast<int64_t>(l.rows[g]) * (d + 1);
+    rr += static_cast<int64_t>(d) * d;
+  }
+  l.hot_offset[n] = hot;
+  l.cold_offset[n] = cold;
+  l.r_offset[n] = rr;
+  DCHECK_EQ(hot, l.hot_scalars);
+  DCHECK_EQ(cold, l.cold_scalars);
+  DCHECK_EQ(rr, l.r_scalars);
+}
+
+}  // namespace
 
 ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
   const int n = static_cast<int>(s.groups.size());
@@ -84,9 +113,6 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
     landmark_size[g] = d;
     uniform_sizes[g] = uniform ? sizes : BlockSizes();
     DCHECK(!uniform || width == sizes.f);
-    hot_offset[g] = hot;
-    cold_offset[g] = cold;
-    r_offset[g] = rr;
     hot += static_cast<int64_t>(row) * (width + d);
     cold += static_cast<int64_t>(row) * (d + 1);
     rr += static_cast<int64_t>(d) * d;
@@ -96,9 +122,6 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
     max_camera_width = std::max(max_camera_width, width);
   }
   segment_begin[n] = static_cast<int>(segments.size());
-  hot_offset[n] = hot;
-  cold_offset[n] = cold;
-  r_offset[n] = rr;
   hot_scalars = hot;
   cold_scalars = cold;
   r_scalars = rr;
@@ -109,12 +132,39 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
   std::vector<int> fill(entry_item_begin.begin(), entry_item_begin.end() - 1);
   for (size_t i = 0; i < items.size(); ++i) entry_items[fill[items[i].entry]++] = static_cast<int>(i);
   DCHECK_EQ(entry_item_begin.back(), static_cast<int>(items.size()));
-  for (int g = 0; g < n; ++g) {
-    DCHECK_LE(hot_offset[g], hot_offset[g + 1]);
-    DCHECK_LE(cold_offset[g], cold_offset[g + 1]);
-    DCHECK_LE(r_offset[g], r_offset[g + 1]);
-    DCHECK_LT(segment_begin[g], segment_begin[g + 1]);
+  for (int g = 0; g < n; ++g) DCHECK_LT(segment_begin[g], segment_begin[g + 1]);
+  order.resize(n);
+  std::iota(order.begin(), order.end(), 0);
+  PlaceInOrder(this);
+}
+
+
+void ProjectedBlockLayout::PlaceInShapeOrder(const WorkPartition& partition) {
+  const int n = static_cast<int>(order.size());
+  CHECK_EQ(partition.num_chunks() > 0 ? partition.end(partition.num_chunks() - 1) : 0, n);
+  // A counting sort per chunk (stable), over the shape keys that occur.
+  std::vector<int> key(n);
+  for (int g = 0; g < n; ++g) key[g] = LandmarkBatches::ShapeKey(*this, g);
+  std::vector<int> count(LandmarkBatches::kNumShapeKeys + 1, 0);
+  std::vector<int> used;
+  for (int c = 0; c < partition.num_chunks(); ++c) {
+    const int begin = partition.begin(c), end = partition.end(c);
+    used.clear();
+    for (int g = begin; g < end; ++g) {
+      if (count[key[g] + 1]++ == 0) used.push_back(key[g]);
+    }
+    std::sort(used.begin(), used.end());
+    // count[k + 1] -> first position of key k.
+    int next = begin;
+    for (int k : used) {
+      const int c_k = count[k + 1];
+      count[k + 1] = next;
+      next += c_k;
+    }
+    for (int g = begin; g < end; ++g) order[count[key[g] + 1]++] = g;
+    for (int k : used) count[k + 1] = 0;
   }
+  PlaceInOrder(this);
 }
 
 }  // namespace internal

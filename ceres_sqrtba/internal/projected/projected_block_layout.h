@@ -15,6 +15,16 @@
 // one (row x (f + e)) slab per observation, back to back, and the kernels of
 // projected_kernels.h can run at sizes fixed at compile time
 // (fixed_size_dispatch.h); BAL's groups are all uniform with (2, 3, 9).
+//
+// Storage order. The offsets place the groups in `order`: the group index
+// order when the layout is built, and after PlaceInShapeOrder(partition)
+// each chunk's groups sorted by their batch shape (landmark_batches.h), so
+// that landmarks of one shape are neighbours in storage and a batch of them
+// is read as one stream. A chunk's groups stay in that chunk's positions
+// [begin, end) of `order`, and its storage stays one contiguous range, so a
+// pass over a chunk (the evaluator's writes in group order, the kernels'
+// reads in storage order) touches the same memory either way. Everything
+// else stays per group index.
 #ifndef CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_BLOCK_LAYOUT_H_
 #define CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_BLOCK_LAYOUT_H_
 
@@ -23,6 +33,7 @@
 
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/common/memory.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 namespace ceres_sqrtba {
@@ -30,6 +41,12 @@ namespace internal {
 
 struct ProjectedBlockLayout {
   explicit ProjectedBlockLayout(const ProblemStructure& s);
+
+  // Sorts each chunk's groups by batch shape (LandmarkBatches::ShapeKey;
+  // stable: by group index within a shape) and places their storage in that
+  // order (header comment). Depends on the structure and the partition only,
+  // not on the number of threads. Linear in the number of groups.
+  void PlaceInShapeOrder(const WorkPartition& partition);
 
   // The rows of one residual block inside its group.
   struct Segment {
@@ -51,6 +68,12 @@ struct ProjectedBlockLayout {
   std::vector<int> rows;                // per group: observation rows m
   std::vector<int> camera_width;        // per group: compact camera columns
   std::vector<int> landmark_size;       // per group: d (0 without a landmark)
+  // Storage order: order[p] is the group stored at position p (header
+  // comment); a permutation of the groups within each chunk.
+  std::vector<int> order;
+  // Where each group's storage starts (per group, in storage order, not
+  // group order: a group's extent is its rows times its stride); the last
+  // entry holds the total.
   std::vector<int64_t> hot_offset;      // per group + 1, scalars
   std::vector<int64_t> cold_offset;     // per group + 1, scalars
   std::vector<int64_t> r_offset;        // per group + 1, doubles (d * d)
@@ -78,7 +101,7 @@ struct ProjectedBlockLayout {
   static constexpr int kConstant = -1;
 
   int64_t AllocatedBytes() const {
-    return VectorBytes(rows) + VectorBytes(camera_width) + VectorBytes(landmark_size) + VectorBytes(hot_offset) +
+    return VectorBytes(order) + VectorBytes(rows) + VectorBytes(camera_width) + VectorBytes(landmark_size) + VectorBytes(hot_offset) +
            VectorBytes(cold_offset) + VectorBytes(r_offset) + VectorBytes(segment_begin) + VectorBytes(segments) +
            VectorBytes(items) + VectorBytes(entry_item_begin) + VectorBytes(entry_items) +
            VectorBytes(uniform_sizes) + VectorBytes(column) + VectorBytes(work);
@@ -89,6 +112,7 @@ struct ProjectedBlockLayout {
   int cold_stride(int g) const { return landmark_size[g] + 1; }
   // Bytes of one precision's blocks (hot and cold rows in Scalar, R^ double).
   int64_t RequiredBytes(int scalar_bytes) const {
+    // (The same for any storage order.)
     return (hot_scalars + cold_scalars) * scalar_bytes +
            r_scalars * static_cast<int64_t>(sizeof(double));
   }

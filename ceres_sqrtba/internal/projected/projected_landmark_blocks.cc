@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <new>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -37,13 +38,40 @@ int ScratchSize(const ProjectedBlockLayout& layout) {
   return ThinQrScratchSize(m, d) + m * d + m + 2 * d;
 }
 
+// Lane vectors of DampBatch's scratch for batches of at most `rows` rows and
+// landmark size d: the QR's work space, R^, t, the right-hand side's rows and
+// their weights.
+int LaneScratchSize(int rows, int d) {
+  return rows == 0 ? 0 : BatchedThinQrWorkSize(rows, d) + d * d + d + 2 * rows;
+}
+
 }  // namespace
+
+template <typename Scalar>
+int64_t ProjectedLandmarkBlocks<Scalar>::BatchBytes(const ProjectedBlockLayout& layout,
+                                                    const WorkPartition& partition) {
+  // An upper bound of what the constructor allocates, without sorting: the
+  // largest batch that the batchable groups could form, per chunk.
+  int rows = 0, d = 0;
+  for (size_t g = 0; g < layout.rows.size(); ++g) {
+    const int dg = layout.landmark_size[g];
+    const int mg = LandmarkBatches::BatchRows(layout.rows[g]);
+    if (dg > 0 && dg <= LandmarkBatches::kMaxBatchLandmarkSize && mg <= LandmarkBatches::kMaxBatchRows) {
+      rows = std::max(rows, mg);
+      d = std::max(d, dg);
+    }
+  }
+  const int64_t groups = static_cast<int64_t>(layout.rows.size());
+  return groups * static_cast<int64_t>(sizeof(int) + sizeof(LandmarkBatches::Batch)) +
+         static_cast<int64_t>(partition.num_chunks()) * LaneScratchSize(rows, d) *
+             static_cast<int64_t>(sizeof(LaneVector<Scalar>));
+}
 
 template <typename Scalar>
 ProjectedLandmarkBlocks<Scalar>::ProjectedLandmarkBlocks(const ProblemStructure& s,
                                                          const ProjectedBlockLayout& layout,
                                                          const WorkPartition& partition,
-                                                         ParallelContext* context)
+                                                         ParallelContext* context, LandmarkQr qr)
     : s_(s),
       layout_(layout),
       partition_(partition),
@@ -53,7 +81,24 @@ ProjectedLandmarkBlocks<Scalar>::ProjectedLandmarkBlocks(const ProblemStructure&
       r_(AllocateScalars<double>(layout.r_scalars)),
       chunk_rhs_(partition.num_chunks(), std::max(1, s.num_camera_parameters)),
       qr_scratch_(partition.num_chunks(), ScratchSize(layout)),
-      chunk_sums_(partition.num_chunks()) {}
+      chunk_sums_(partition.num_chunks()),
+      qr_in_double_(qr == LandmarkQr::kBatchedInDouble && !std::is_same<Scalar, double>::value),
+      batches_(layout, partition,
+               qr == LandmarkQr::kOneAtATime ? 1 : (qr_in_double_ ? kBatchLanes<double> : kBatchLanes<Scalar>)) {
+  // A lane vector is two SIMD registers whatever its Scalar, so that
+  // BatchBytes counts either kind.
+  static_assert(sizeof(LaneVector<Scalar>) == sizeof(LaneVector<double>), "lane vectors of one size");
+  if (batches_.batched_groups > 0) {
+    const int size = LaneScratchSize(batches_.max_rows, batches_.max_d);
+    if (qr_in_double_) {
+      lane_scratch_double_.resize(partition.num_chunks());
+      for (auto& buffer : lane_scratch_double_) buffer.resize(size);
+    } else {
+      lane_scratch_.resize(partition.num_chunks());
+      for (auto& buffer : lane_scratch_) buffer.resize(size);
+    }
+  }
+}
 
 template <typename Scalar>
 typename ProjectedLandmarkBlocks<Scalar>::Scratch ProjectedLandmarkBlocks<Scalar>::scratch(int chunk) {
@@ -196,7 +241,8 @@ void ProjectedLandmarkBlocks<Scalar>::ScaleColumns(const double* scale) {
   scale_.assign(scale, scale + s_.num_effective_parameters);
   const double* camera_scale = scale_.data() + s_.camera_tangent_begin;
   context_->ForChunks(partition_, [&](int, int gb, int ge) {
-    for (int g = gb; g < ge; ++g) {
+    for (int position = gb; position < ge; ++position) {
+      const int g = layout_.order[position];
       const Group& grp = s_.groups[g];
       const int d = grp.landmark_size;
       const int hs = layout_.camera_width[g] + d;
@@ -233,7 +279,8 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
   context_->ForChunks(partition_, [&](int chunk, int gb, int ge) {
     double* acc = chunk_rhs_[chunk];
     std::fill(acc, acc + ncp, 0.0);
-    for (int g = gb; g < ge; ++g) {
+    for (int position = gb; position < ge; ++position) {
+      const int g = layout_.order[position];
       const Group& grp = s_.groups[g];
       const int d = grp.landmark_size;
       if (d > 0) {
@@ -276,7 +323,8 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
 template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int gb, int ge, const Scalar* x,
                                                      Scalar* y, Scalar* u) const {
-  for (int g = gb; g < ge; ++g) {
+  for (int position = gb; position < ge; ++position) {
+      const int g = layout_.order[position];
     if (layout_.camera_width[g] == 0) continue;
     MultiplyNormalGroup(layout_, g, hot(g), x, y, u);
   }

@@ -54,16 +54,33 @@
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/internal/projected/batched_thin_qr.h"
+#include "ceres_sqrtba/internal/projected/landmark_batches.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 
+// How Damp factors the landmarks' damped columns.
+enum class LandmarkQr {
+  // In batches, one landmark per SIMD lane, in the blocks' Scalar: what the
+  // iterative solver uses (Q1 is stored in Scalar anyway).
+  kBatchedInScalar,
+  // In batches of double lanes: the direct solver, whose reduced camera
+  // matrix S = Jc^T Jc - W^T W (W = Q1^T Jc) loses digits to cancellation
+  // and wants Q1 to double's accuracy whatever the storage.
+  kBatchedInDouble,
+  // One landmark at a time, in double (thin_qr.h): for the tests and the
+  // micro-benchmark that compare the batches with it.
+  kOneAtATime,
+};
+
 template <typename Scalar>
 class ProjectedLandmarkBlocks : public JacobianWriter {
  public:
   ProjectedLandmarkBlocks(const ProblemStructure& s, const ProjectedBlockLayout& layout,
-                          const WorkPartition& partition, ParallelContext* context);
+                          const WorkPartition& partition, ParallelContext* context,
+                          LandmarkQr qr = LandmarkQr::kBatchedInScalar);
 
   // JacobianWriter: residual block `residual` into its group's rows.
   void Write(int group, int position, int row, int residual, const double* residuals,
@@ -87,14 +104,18 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // For the diagonal d (tangent layout of the whole problem): recomputes Q1
   // and R^ of every landmark from [Jl; d_l], and writes the reduced
   // right-hand side sum_b B_b^T r^_b (accumulated in double) to rhs
-  // (reduced camera vector).
+  // (reduced camera vector). Landmarks of equal size run side by side, one
+  // per SIMD lane, in Scalar (landmark_batches.h, batched_thin_qr.h); the
+  // others one at a time, in double (thin_qr.h). In double both give the
+  // same Q1 and R^, bit for bit.
   // visitor (optional): called for every group right after its Q1 is
   // written, from the chunk loop of the work partition (BeginChunk(chunk),
-  // then Visit(chunk, g, q1) for the chunk's groups in order), so that work
-  // on the new Q1 (the preconditioner, the direct solver's Q1^T Jp) runs
-  // while the rows are in cache. q1: the group's Q1 as the thin QR computed
-  // it, in double (rows x d, row-major; the hot rows hold it in Scalar), or
-  // nullptr for a group without a landmark; valid during the call only.
+  // then Visit(chunk, g, q1) for the chunk's groups in the batches' order,
+  // which depends on the structure only), so that work on the new Q1 (the
+  // preconditioner, the direct solver's Q1^T Jp) runs while the rows are in
+  // cache. q1: the group's Q1 as the thin QR computed it, in double (rows x
+  // d, row-major; the hot rows hold it in Scalar), or nullptr for a group
+  // without a landmark; valid during the call only.
   class Visitor {
    public:
     virtual ~Visitor() = default;
@@ -127,6 +148,10 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   double BackSubstitute(double* y);
 
   const ProjectedBlockLayout& layout() const { return layout_; }
+  const LandmarkBatches& batches() const { return batches_; }
+  // Bytes the batches and their per-chunk lane scratch take beyond the
+  // layout's RequiredBytes (for the memory plan).
+  static int64_t BatchBytes(const ProjectedBlockLayout& layout, const WorkPartition& partition);
   // Group g's hot rows (layout().rows[g] rows of layout().hot_stride(g)
   // scalars: compact camera Jacobian, then Q1), for the kernels that read
   // them outside this class (the direct solver's reduced camera matrix).
@@ -148,6 +173,17 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
     double* tail;
   };
   Scratch scratch(int chunk);
+  template <typename C>
+  using LaneBuffer = std::vector<LaneVector<C>, Eigen::aligned_allocator<LaneVector<C>>>;
+  // Damp's work on one group (thin_qr.h, in double) and on one batch of
+  // groups (batched_thin_qr.h, in C: Scalar or double); acc: the chunk's rhs
+  // sums.
+  void DampGroup(int chunk, int g, const double* dvec, double* acc, Visitor* visitor);
+  template <typename C>
+  void DampBatch(int chunk, const LandmarkBatches::Batch& batch, const double* dvec, double* acc, Visitor* visitor, LaneVector<C>* scratch);
+  // acc += Jp^T w over group g's observation rows, w(i): row i's weight.
+  template <typename W>
+  void AddRowsTransposeTimesWeights(int g, const W& w, double* acc) const;
 
   const ProblemStructure& s_;
   const ProjectedBlockLayout& layout_;
@@ -164,6 +200,12 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   PerChunk<double> chunk_rhs_;   // per chunk: num_camera_parameters
   PerChunk<double> qr_scratch_;  // per chunk: see scratch()
   std::vector<double> chunk_sums_;
+  const bool qr_in_double_;
+  LandmarkBatches batches_;
+  // Per chunk, DampBatch's lane vectors, of Scalar or of double (one of the
+  // two is empty).
+  std::vector<LaneBuffer<Scalar>> lane_scratch_;
+  std::vector<LaneBuffer<double>> lane_scratch_double_;
   std::atomic<bool> out_of_range_{false};
 };
 

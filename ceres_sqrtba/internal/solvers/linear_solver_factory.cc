@@ -59,6 +59,9 @@ LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver
   partition_ = WorkPartition(static_cast<int>(s.groups.size()),
                              projected ? projected_layout_->work : explicit_layout_->work, max_chunks,
                              projected ? kMinChunkWorkProjected : kMinChunkWorkExplicit);
+  // Landmarks of one shape side by side in storage, chunk by chunk, for the
+  // batched kernels (landmark_batches.h).
+  if (projected) projected_layout_->PlaceInShapeOrder(partition_);
 }
 
 LinearSolverFactory::~LinearSolverFactory() = default;
@@ -71,6 +74,8 @@ int64_t LinearSolverFactory::RequiredBytes(Precision precision) const {
   const bool single = precision == SINGLE_PRECISION;
   if (projected()) {
     return projected_layout_->RequiredBytes(single ? 4 : 8) +
+           (single ? ProjectedLandmarkBlocks<float>::BatchBytes(*projected_layout_, partition_)
+                   : ProjectedLandmarkBlocks<double>::BatchBytes(*projected_layout_, partition_)) +
            (sparse_ ? direct_plan_->RequiredBytes(s_, partition_) : 0) +
            (visibility_plan_ != nullptr ? visibility_plan_->RequiredBytes(s_, partition_) : 0);
   }
