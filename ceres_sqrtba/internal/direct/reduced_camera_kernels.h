@@ -40,7 +40,7 @@ void MarginalizedRowsDynamic(const ProjectedBlockLayout& layout, int g, const do
                              const Scalar* h, const int* entry_column, double* w) {
   const int d = layout.landmark_size[g];
   const int hs = layout.hot_stride(g);
-  for (int sg = layout.segment_begin[g]; sg < layout.segment_begin[g + 1]; ++sg) {
+  for (int sg = layout.segment_begin[g]; sg < layout.segment_end[g]; ++sg) {
     const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
     for (int it = seg.item_begin; it < seg.item_end; ++it) {
       const ProjectedBlockLayout::Item& item = layout.items[it];

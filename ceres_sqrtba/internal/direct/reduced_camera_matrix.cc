@@ -133,7 +133,7 @@ void ReducedCameraMatrix<Scalar>::VisitGroup(int chunk, int g, const double* q1,
     DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
       using S = decltype(fixed);
       if constexpr (S::kFixed) {
-        const int sb = layout_.segment_begin[g], se = layout_.segment_begin[g + 1];
+        const int sb = layout_.segment_begin[g], se = layout_.segment_end[g];
         DCHECK_EQ(layout_.landmark_size[g], S::kE);
         DCHECK_EQ(layout_.camera_width[g], S::kF);
         MarginalizedRowsFixed<S::kRow, S::kE, S::kF>(q1, hot, se - sb,

@@ -234,6 +234,38 @@ TEST(LandmarkBatches, ShapeOrderSortsEachChunkAndPlacesItsStorageInThatOrder) {
   EXPECT_EQ(layout.hot_offset[n], layout.hot_scalars);
   EXPECT_EQ(cold, layout.cold_scalars);
   EXPECT_EQ(r, layout.r_scalars);
+  // The segments and items in storage order too, still each group's own, and
+  // every camera entry's items found through entry_items.
+  int next_segment = 0, next_item = 0;
+  for (int p = 0; p < n; ++p) {
+    const int g = layout.order[p];
+    EXPECT_EQ(layout.segment_begin[g], next_segment);
+    int row = 0;
+    for (int sg = layout.segment_begin[g]; sg < layout.segment_end[g]; ++sg) {
+      const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
+      EXPECT_EQ(seg.row, row);
+      EXPECT_EQ(seg.item_begin, next_item);
+      for (int it = seg.item_begin; it < seg.item_end; ++it) {
+        EXPECT_GE(layout.items[it].entry, s.groups[g].camera_begin);
+        EXPECT_LT(layout.items[it].entry, s.groups[g].camera_end);
+        EXPECT_EQ(layout.items[it].row, seg.row);
+      }
+      next_item = seg.item_end;
+      row += seg.rows;
+    }
+    EXPECT_EQ(row, layout.rows[g]);
+    next_segment = layout.segment_end[g];
+  }
+  EXPECT_EQ(next_segment, static_cast<int>(layout.segments.size()));
+  EXPECT_EQ(next_item, static_cast<int>(layout.items.size()));
+  for (size_t e = 0; e + 1 < layout.entry_item_begin.size(); ++e) {
+    for (int i = layout.entry_item_begin[e]; i < layout.entry_item_begin[e + 1]; ++i) {
+      EXPECT_EQ(layout.items[layout.entry_items[i]].entry, static_cast<int>(e));
+      if (i > layout.entry_item_begin[e]) {
+        EXPECT_LT(layout.items[layout.entry_items[i - 1]].row, layout.items[layout.entry_items[i]].row);
+      }
+    }
+  }
   // Idempotent.
   const std::vector<int> order = layout.order;
   layout.PlaceInShapeOrder(partition);

@@ -35,7 +35,7 @@ double ProjectedLandmarkBlocks<Scalar>::BackSubstitute(double* y) {
         DCHECK_LE(m, max_m);
         DCHECK_LE(d, max_d);
         DCHECK_EQ(d, layout_.landmark_size[g]);
-        const int sb = layout_.segment_begin[g], se = layout_.segment_begin[g + 1];
+        const int sb = layout_.segment_begin[g], se = layout_.segment_end[g];
         if constexpr (S::kFixed) {
           // One observation per segment: kRow rows, its camera's kF columns
           // first in each hot row.

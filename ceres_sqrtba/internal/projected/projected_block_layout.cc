@@ -44,7 +44,8 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
   hot_offset.resize(n + 1);
   cold_offset.resize(n + 1);
   r_offset.resize(n + 1);
-  segment_begin.resize(n + 1);
+  segment_begin.resize(n);
+  segment_end.resize(n);
   uniform_sizes.resize(n);
   work.resize(n);
   column.assign(s.residual_parameters.size(), kConstant);
@@ -108,6 +109,7 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
       row += rb.num_residuals;
     }
     DCHECK_EQ(row, group.num_rows);
+    segment_end[g] = static_cast<int>(segments.size());
     rows[g] = row;
     camera_width[g] = width;
     landmark_size[g] = d;
@@ -121,7 +123,6 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
     max_landmark_size = std::max(max_landmark_size, d);
     max_camera_width = std::max(max_camera_width, width);
   }
-  segment_begin[n] = static_cast<int>(segments.size());
   hot_scalars = hot;
   cold_scalars = cold;
   r_scalars = rr;
@@ -132,7 +133,7 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
   std::vector<int> fill(entry_item_begin.begin(), entry_item_begin.end() - 1);
   for (size_t i = 0; i < items.size(); ++i) entry_items[fill[items[i].entry]++] = static_cast<int>(i);
   DCHECK_EQ(entry_item_begin.back(), static_cast<int>(items.size()));
-  for (int g = 0; g < n; ++g) DCHECK_LT(segment_begin[g], segment_begin[g + 1]);
+  for (int g = 0; g < n; ++g) DCHECK_LT(segment_begin[g], segment_end[g]);
   order.resize(n);
   std::iota(order.begin(), order.end(), 0);
   PlaceInOrder(this);
@@ -165,6 +166,34 @@ void ProjectedBlockLayout::PlaceInShapeOrder(const WorkPartition& partition) {
     for (int k : used) count[k + 1] = 0;
   }
   PlaceInOrder(this);
+  // The segments and items in storage order, each group's in its own order.
+  std::vector<Segment> placed_segments;
+  std::vector<Item> placed_items;
+  placed_segments.reserve(segments.size());
+  placed_items.reserve(items.size());
+  std::vector<int> item_position(items.size());
+  for (int p = 0; p < n; ++p) {
+    const int g = order[p];
+    const int begin = static_cast<int>(placed_segments.size());
+    for (int sg = segment_begin[g]; sg < segment_end[g]; ++sg) {
+      Segment seg = segments[sg];
+      const int item_begin = static_cast<int>(placed_items.size());
+      for (int it = seg.item_begin; it < seg.item_end; ++it) {
+        item_position[it] = static_cast<int>(placed_items.size());
+        placed_items.push_back(items[it]);
+      }
+      seg.item_begin = item_begin;
+      seg.item_end = static_cast<int>(placed_items.size());
+      placed_segments.push_back(seg);
+    }
+    segment_begin[g] = begin;
+    segment_end[g] = static_cast<int>(placed_segments.size());
+  }
+  segments.swap(placed_segments);
+  items.swap(placed_items);
+  // entry_items keeps each entry's items in row order: a group's items keep
+  // their relative order above.
+  for (int& it : entry_items) it = item_position[it];
 }
 
 }  // namespace internal

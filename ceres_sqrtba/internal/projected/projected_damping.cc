@@ -23,7 +23,7 @@ void ProjectedLandmarkBlocks<Scalar>::AddRowsTransposeTimesWeights(int g, const 
   // row by row, the rows' terms added to each camera entry in row order.
   const int hs = layout_.hot_stride(g);
   const Scalar* h = hot(g);
-  const int sb = layout_.segment_begin[g], se = layout_.segment_begin[g + 1];
+  const int sb = layout_.segment_begin[g], se = layout_.segment_end[g];
   DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
     using S = decltype(fixed);
     if constexpr (S::kFixed) {

@@ -65,7 +65,7 @@ void MultiplyNormalDynamic(const ProjectedBlockLayout& layout, int g, const Scal
   const int d = layout.landmark_size[g];
   const int hs = cw + d;
   const int m = layout.rows[g];
-  const int sb = layout.segment_begin[g], se = layout.segment_begin[g + 1];
+  const int sb = layout.segment_begin[g], se = layout.segment_end[g];
   const ProjectedBlockLayout::Item* items = layout.items.data();
   Scalar* t = u + m;
   for (int sg = sb; sg < se; ++sg) {
@@ -155,7 +155,7 @@ inline void MultiplyNormalGroup(const ProjectedBlockLayout& layout, int g, const
   DispatchBlockSizes(layout.uniform_sizes[g], [&](auto fixed) {
     using S = decltype(fixed);
     if constexpr (S::kFixed) {
-      const int sb = layout.segment_begin[g], se = layout.segment_begin[g + 1];
+      const int sb = layout.segment_begin[g], se = layout.segment_end[g];
       DCHECK_EQ(layout.camera_width[g], S::kF);
       DCHECK_EQ(layout.landmark_size[g], S::kE);
       DCHECK_EQ(layout.rows[g], S::kRow * (se - sb));

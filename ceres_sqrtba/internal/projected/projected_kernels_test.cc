@@ -164,7 +164,7 @@ struct RandomRows {
 
   template <typename S>
   std::vector<Scalar> FixedProduct(int g) {
-    const int sb = layout.segment_begin[g], k = layout.segment_begin[g + 1] - sb;
+    const int sb = layout.segment_begin[g], k = layout.segment_end[g] - sb;
     const ProjectedBlockLayout::Item* items = layout.items.data() + layout.segments[sb].item_begin;
     return AddedToZero<Scalar>(num_camera_parameters, [&](Scalar* y) {
       MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h(g), k, items, x.data(), y, u.data());
@@ -208,7 +208,7 @@ std::vector<double> ProductMagnitude(const ProjectedBlockLayout& layout, int g, 
   const int hs = layout.hot_stride(g), cw = layout.camera_width[g], d = layout.landmark_size[g];
   const int m = layout.rows[g];
   std::vector<double> u(m, 0.0), t(d, 0.0), b(num_camera_parameters, 0.0);
-  for (int sg = layout.segment_begin[g]; sg < layout.segment_begin[g + 1]; ++sg) {
+  for (int sg = layout.segment_begin[g]; sg < layout.segment_end[g]; ++sg) {
     const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
     for (int i = seg.row; i < seg.row + seg.rows; ++i) {
       for (int it = seg.item_begin; it < seg.item_end; ++it) {
@@ -220,7 +220,7 @@ std::vector<double> ProductMagnitude(const ProjectedBlockLayout& layout, int g, 
       for (int c = 0; c < d; ++c) t[c] += std::abs(double(h[i * hs + cw + c])) * u[i];
     }
   }
-  for (int sg = layout.segment_begin[g]; sg < layout.segment_begin[g + 1]; ++sg) {
+  for (int sg = layout.segment_begin[g]; sg < layout.segment_end[g]; ++sg) {
     const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
     for (int i = seg.row; i < seg.row + seg.rows; ++i) {
       double w = u[i];

@@ -247,7 +247,7 @@ void ProjectedLandmarkBlocks<Scalar>::ScaleColumns(const double* scale) {
       const int d = grp.landmark_size;
       const int hs = layout_.camera_width[g] + d;
       Scalar* h = hot(g);
-      for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
+      for (int sg = layout_.segment_begin[g]; sg < layout_.segment_end[g]; ++sg) {
         const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
         for (int it = seg.item_begin; it < seg.item_end; ++it) {
           const ProjectedBlockLayout::Item& item = layout_.items[it];
@@ -295,7 +295,7 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
       }
       const int hs = layout_.camera_width[g] + d;
       const Scalar* h = hot(g);
-      for (int sg = layout_.segment_begin[g]; sg < layout_.segment_begin[g + 1]; ++sg) {
+      for (int sg = layout_.segment_begin[g]; sg < layout_.segment_end[g]; ++sg) {
         const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
         for (int it = seg.item_begin; it < seg.item_end; ++it) {
           const ProjectedBlockLayout::Item& item = layout_.items[it];
