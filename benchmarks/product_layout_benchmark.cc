@@ -13,7 +13,8 @@
 //                     observation two rows [J (9) | Q1 row (3)], one
 //                     landmark after the other;
 //   lane_interleaved  landmarks in batches of kBatchLanes<Scalar> (8 floats
-//                     / 4 doubles portable, 16 / 8 with CERES_SQRTBA_NATIVE),
+//                     / 4 doubles portable, 16 / 8 with CERES_SQRTBA_NATIVE
+//                     on an AVX2 CPU),
 //                     every scalar of a batch's rows stored as a vector of
 //                     its lanes (structure of arrays), so that all the
 //                     arithmetic runs one landmark per lane; the cameras'
@@ -26,7 +27,7 @@
 // Arguments: landmarks, observations per landmark, cameras. Before timing,
 // both variants' y are compared (relative to the largest |y|: up to 1e-3 in
 // float and 1e-10 in double, the rounding of sums in a different order over
-// the ~600 observations of a camera); a larger difference ends the program
+// the 600-1 000 observations of a camera); a larger difference ends the program
 // with exit code 1, so that the smoke test fails with a wrong kernel. The
 // counter max_difference reports it.
 #include <benchmark/benchmark.h>
@@ -204,7 +205,7 @@ void BM_ProductLayout(benchmark::State& state) {
 
 // Landmarks x observations x cameras: ladybug-49's size with its mean track
 // (7 776 x 4, 49 cameras), short and long tracks, and 40 000 landmarks
-// (rows beyond the L2 cache in both precisions).
+// (19 MB of rows in float, 38 MB in double).
 #define PRODUCT_LAYOUT_ARGS \
   ->Args({7776, 4, 49})->Args({7776, 2, 49})->Args({2000, 16, 200})->Args({40000, 5, 200})->Unit(benchmark::kMicrosecond)
 BENCHMARK_TEMPLATE(BM_ProductLayout, float, false) PRODUCT_LAYOUT_ARGS;

@@ -127,10 +127,11 @@ void ExpectDoubleLanesEqualThinQr(int d, int rows, const std::vector<int>& ms) {
     const double u = std::numeric_limits<double>::epsilon() / 2;
     const double q_tolerance = testing::kFusedMultiplyAdd ? 20.0 * (rows + d) * d * u : 0.0;
     const double r_tolerance = q_tolerance * std::max(1.0, r1.cwiseAbs().maxCoeff());
-    EXPECT_LE((q[l].topRows(m) - q1).cwiseAbs().maxCoeff(), q_tolerance)
+    EXPECT_TRUE(((q[l].topRows(m) - q1).array().abs() <= q_tolerance).all())
         << "lane " << l << ", d = " << d << "\n" << q[l].topRows(m) - q1;
     EXPECT_TRUE(q[l].middleRows(m, rows - m).isZero(0.0)) << "padding rows of lane " << l;
-    EXPECT_LE((r[l] - r1).cwiseAbs().maxCoeff(), r_tolerance) << "lane " << l << ", d = " << d << "\n" << r[l] - r1;
+    EXPECT_TRUE(((r[l] - r1).array().abs() <= r_tolerance).all())
+        << "lane " << l << ", d = " << d << "\n" << r[l] - r1;
   }
   for (size_t l = landmarks.size(); l < static_cast<size_t>(kBatchLanes<double>); ++l) {
     EXPECT_TRUE(r[l].isZero(0.0)) << "unused lane " << l;
@@ -403,8 +404,9 @@ void CompareDamp(double rhs_tolerance, bool bitwise) {
   }
 }
 
-// With fused multiply-adds (fused_multiply_add.h) to the float tolerances
-// below, which bound any rounding difference in double too.
+// With fused multiply-adds (fused_multiply_add.h) the values to the float
+// tolerances of CompareDamp, which bound any rounding difference in double
+// too (the right-hand side stays at 1e-13).
 TEST(ProjectedDamp, BatchedEqualsOneLandmarkAtATimeInDouble) {
   CompareDamp<double>(1e-13, !testing::kFusedMultiplyAdd);
 }
