@@ -64,7 +64,8 @@ struct ProductData {
   std::vector<LaneVector<Scalar>> lanes;
   std::vector<int> offsets;
   std::vector<Scalar> x;
-  std::vector<Scalar> u;  // scratch
+  std::vector<Scalar> u;                      // per_landmark's scratch
+  std::vector<LaneVector<Scalar>> lane_u;     // lane_interleaved's: k * kR
 
   ProductData(int num_landmarks, int observations, int num_cameras)
       : landmarks(num_landmarks), k(observations), cameras(num_cameras) {
@@ -100,6 +101,7 @@ struct ProductData {
     x.resize(static_cast<size_t>(cameras) * kF);
     for (Scalar& v : x) v = static_cast<Scalar>(value(rng));
     u.resize(static_cast<size_t>(k) * kR + kE);
+    lane_u.resize(static_cast<size_t>(k) * kR);
   }
 
   void PerLandmark(Scalar* y) {
@@ -117,7 +119,7 @@ struct ProductData {
     constexpr int L = kBatchLanes<Scalar>;
     using V = LaneVector<Scalar>;
     const int batches = (landmarks + L - 1) / L;
-    std::vector<V> us(static_cast<size_t>(k) * kR);
+    V* us = lane_u.data();  // allocated once, as the per-landmark scratch
     alignas(64) Scalar gathered[kF][L];
     for (int b = 0; b < batches; ++b) {
       const V* h = lanes.data() + static_cast<size_t>(b) * k * kR * kStride;
