@@ -626,7 +626,8 @@ class ProjectedKernelFixture {
     const int nc = s_.num_camera_parameters;
     std::vector<Scalar> xc(nc, Scalar(0.01)), yc(nc);
     std::vector<Scalar> scratch(layout_->max_rows + layout_->max_landmark_size);
-    std::vector<double> y(s_.num_effective_parameters, 0.0), blocks_sum(81);
+    std::vector<double> y(s_.num_effective_parameters, 0.0);
+    std::vector<Scalar> blocks_sum(81);
     for (int i = 0; i < nc; ++i) y[s_.camera_tangent_begin + i] = 0.01;
     const int num_groups = static_cast<int>(s_.groups.size());
     for (auto _ : state) {

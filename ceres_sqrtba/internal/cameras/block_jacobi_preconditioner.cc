@@ -10,10 +10,24 @@ namespace internal {
 template <typename Scalar>
 BlockJacobiPreconditioner<Scalar>::BlockJacobiPreconditioner(const ProblemStructure& s,
                                                              const WorkPartition& partition,
-                                                             bool schur)
-    : s_(s), schur_(schur), sum_(s, partition) {
-  inverse_.resize(std::max(1, sum_.size()));
-  if (schur) sums_.resize(std::max(1, sum_.size()));
+                                                             bool schur, BlockSums sums)
+    : s_(s), schur_(schur), offset_(s.cameras.size() + 1, 0) {
+  for (size_t c = 0; c < s.cameras.size(); ++c) {
+    const int n = s.parameter_blocks[s.cameras[c]].tangent_size;
+    offset_[c + 1] = offset_[c] + n * n;
+  }
+  const int size = std::max(1, offset_.back());
+  inverse_.resize(size);
+  if (schur) {
+    sums_.resize(size);
+    if (std::is_same_v<Scalar, float> && sums == BlockSums::kInScalar) {
+      scalar_sum_ = std::make_unique<CameraBlockSum<float>>(s, partition);
+      chunked_ = scalar_sum_->chunked();
+    } else {
+      double_sum_ = std::make_unique<CameraBlockSum<double>>(s, partition);
+      chunked_ = double_sum_->chunked();
+    }
+  }
 }
 
 template <typename Scalar>
@@ -28,17 +42,17 @@ void BlockJacobiPreconditioner<Scalar>::Invert(const CameraGram* gram,
       const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
       const int n = pb.tangent_size;
       if (gram == nullptr) {
-        m = Eigen::Map<const Mat>(sums_.data() + sum_.offset(c), n, n);
+        m = Eigen::Map<const Mat>(sums_.data() + offset(c), n, n);
       } else {
         m = Eigen::Map<const Mat>(gram->block(c), n, n);
-        if (schur_) m -= Eigen::Map<const Mat>(sums_.data() + sum_.offset(c), n, n);
+        if (schur_) m -= Eigen::Map<const Mat>(sums_.data() + offset(c), n, n);
       }
       const double* dsq = damping_squared + (pb.tangent_offset - s_.camera_tangent_begin);
       for (int i = 0; i < n; ++i) m(i, i) += dsq[i];
       // The sums hold lower triangles only; LLT reads nothing else.
       Eigen::LLT<Mat, Eigen::Lower> llt(m);
       Eigen::Map<Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> out(
-          inverse_.data() + sum_.offset(c), n, n);
+          inverse_.data() + offset(c), n, n);
       if (llt.info() == Eigen::Success) {
         out = llt.solve(Mat::Identity(n, n)).template cast<Scalar>();
       } else {
@@ -58,7 +72,7 @@ void BlockJacobiPreconditioner<Scalar>::Multiply(const Scalar* x, Scalar* y) {
     const ParameterBlockInfo& pb = s_.parameter_blocks[s_.cameras[c]];
     const int n = pb.tangent_size;
     const int off = pb.tangent_offset - s_.camera_tangent_begin;
-    const Scalar* m = inverse_.data() + sum_.offset(static_cast<int>(c));
+    const Scalar* m = inverse_.data() + offset(static_cast<int>(c));
     for (int i = 0; i < n; ++i) {
       Scalar v = 0;
       for (int k = 0; k < n; ++k) v += m[i * n + k] * x[off + k];

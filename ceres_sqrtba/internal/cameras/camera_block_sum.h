@@ -10,6 +10,14 @@
 // threads). The slots depend on the problem only, so the sums do not depend on
 // the number of threads.
 //
+// Acc, the slots' scalar: double for sums that are later subtracted from
+// other sums (the explicit storage's top-row Gram matrices, the direct
+// solver's S = Jc^T Jc - W^T W) or that must be exact; float for sums of
+// positive semidefinite terms that only steer PCG (the projected storage's
+// SCHUR_JACOBI blocks in single precision), which halves the slots and lets
+// the kernels add four floats per SSE instruction. Reduce adds the slots in
+// double either way.
+//
 // (A camera-major walk, each camera visiting the blocks that see it, needs no
 // copies but reads every block at random: on a 1M-observation problem with
 // 1000 cameras it made the two Gram passes 40 % of the run.)
@@ -25,6 +33,7 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+template <typename Acc>
 class CameraBlockSum {
  public:
   CameraBlockSum(const ProblemStructure& s, const WorkPartition& partition)
@@ -35,7 +44,7 @@ class CameraBlockSum {
     }
     const int64_t size = std::max<int64_t>(1, offset_.back());
     num_slots_ = NumSlots(size, partition.num_chunks());
-    slot_sums_ = PerChunk<double>(num_slots_, size);
+    slot_sums_ = PerChunk<Acc>(num_slots_, size);
   }
 
   // Bytes of the per-slot copies for a problem, before they are allocated.
@@ -43,7 +52,7 @@ class CameraBlockSum {
     int64_t size = 0;
     for (int c : s.cameras) size += static_cast<int64_t>(s.parameter_blocks[c].tangent_size) * s.parameter_blocks[c].tangent_size;
     size = std::max<int64_t>(1, size);
-    return NumSlots(size, partition.num_chunks()) * size * static_cast<int64_t>(sizeof(double));
+    return NumSlots(size, partition.num_chunks()) * size * static_cast<int64_t>(sizeof(Acc));
   }
 
   // Size of the output: the n_c x n_c matrices of all cameras, back to back.
@@ -58,7 +67,7 @@ class CameraBlockSum {
     const int chunks = partition_.num_chunks();
     context->For(num_slots_, 1, [&](int sb, int se) {
       for (int slot = sb; slot < se; ++slot) {
-        double* sums = ClearSlot(slot);
+        Acc* sums = ClearSlot(slot);
         // Slot `slot` takes chunks [slot * chunks / slots, (slot + 1) * chunks / slots).
         const int cb = static_cast<int>(static_cast<int64_t>(slot) * chunks / num_slots_);
         const int ce = static_cast<int>(static_cast<int64_t>(slot + 1) * chunks / num_slots_);
@@ -75,10 +84,10 @@ class CameraBlockSum {
   // kernel): BeginChunk(chunk) once per chunk, AddGroup for each of its groups
   // in order, then Reduce. Only when chunked(): one slot per chunk.
   bool chunked() const { return num_slots_ == partition_.num_chunks(); }
-  double* BeginChunk(int chunk) { return ClearSlot(chunk); }
-  double* ChunkSums(int chunk) { return slot_sums_[chunk]; }
+  Acc* BeginChunk(int chunk) { return ClearSlot(chunk); }
+  Acc* ChunkSums(int chunk) { return slot_sums_[chunk]; }
   template <typename Fn>
-  void AddGroup(int g, double* sums, const Fn& fn) const {
+  void AddGroup(int g, Acc* sums, const Fn& fn) const {
     const Group& group = s_.groups[g];
     int column = 0;
     for (int e = group.camera_begin; e < group.camera_end; ++e) {
@@ -92,17 +101,17 @@ class CameraBlockSum {
   }
 
  private:
-  // A slot per chunk while the copies (`size` doubles each) fit in 32 MiB,
+  // A slot per chunk while the copies (`size` scalars each) fit in 32 MiB,
   // at least two, at most one per chunk.
   static int NumSlots(int64_t size, int chunks) {
-    const int64_t budget = int64_t{1} << 22;  // doubles: 32 MiB of copies
+    const int64_t budget = (int64_t{1} << 25) / static_cast<int64_t>(sizeof(Acc));  // 32 MiB of copies
     const int slots = static_cast<int>(std::min<int64_t>(chunks, std::max<int64_t>(2, budget / size)));
     return std::max(1, std::min(slots, chunks));
   }
 
-  double* ClearSlot(int slot) {
-    double* sums = slot_sums_[slot];
-    std::fill(sums, sums + size(), 0.0);
+  Acc* ClearSlot(int slot) {
+    Acc* sums = slot_sums_[slot];
+    std::fill(sums, sums + size(), Acc(0));
     return sums;
   }
 
@@ -110,7 +119,7 @@ class CameraBlockSum {
   const WorkPartition& partition_;
   std::vector<int> offset_;
   int num_slots_ = 1;
-  PerChunk<double> slot_sums_;
+  PerChunk<Acc> slot_sums_;
 };
 
 }  // namespace internal

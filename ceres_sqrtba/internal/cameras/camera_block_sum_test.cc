@@ -54,11 +54,14 @@ double Value(int g, int e, int k) {
 
 // Touches three entries of the camera's n x n accumulator (touching all of a
 // 1200 x 1200 block per observation would only make the test slow).
-void AddRandom(int g, int e, int, int n, double* acc) {
-  acc[0] += Value(g, e, 0);
-  acc[n * n - 1] += Value(g, e, 1);
-  acc[((g + e) % n) * n + g % n] += Value(g, e, 2);
+template <typename Acc>
+void AddRandomIn(int g, int e, int, int n, Acc* acc) {
+  acc[0] += static_cast<Acc>(Value(g, e, 0));
+  acc[n * n - 1] += static_cast<Acc>(Value(g, e, 1));
+  acc[((g + e) % n) * n + g % n] += static_cast<Acc>(Value(g, e, 2));
 }
+void AddRandom(int g, int e, int column, int n, double* acc) { AddRandomIn(g, e, column, n, acc); }
+void AddRandomFloat(int g, int e, int column, int n, float* acc) { AddRandomIn(g, e, column, n, acc); }
 
 // Integer-valued: every sum is exact whatever the order, so the result can be
 // compared with the camera-major view of ProblemStructure (camera_groups).
@@ -82,7 +85,7 @@ TEST_P(CameraBlockSumTest, EveryContributionReachesItsCamera) {
   BlockProblem bp;
   Build(NumCameras(GetParam()), GetParam(), &bp);
   const ProblemStructure& s = bp.s;
-  CameraBlockSum sum(s, bp.partition);
+  CameraBlockSum<double> sum(s, bp.partition);
   // Layout: the cameras' n x n blocks back to back, in camera order.
   int64_t offset = 0;
   for (size_t c = 0; c < s.cameras.size(); ++c) {
@@ -127,18 +130,20 @@ TEST_P(CameraBlockSumTest, EveryContributionReachesItsCamera) {
 // The documented schedule, written out: slot k adds the groups of chunks
 // [k * chunks / slots, (k + 1) * chunks / slots) in order, starting from 0,
 // and the slots are added in slot order, starting from 0.
+// Acc: the slots' scalar; the slots are added in double.
+template <typename Acc>
 std::vector<double> Reference(const ProblemStructure& s, const WorkPartition& p,
-                              const CameraBlockSum& sum, int slots) {
+                              const CameraBlockSum<Acc>& sum, int slots) {
   std::vector<double> out(sum.size(), 0.0);
-  std::vector<double> slot_sums(sum.size());
+  std::vector<Acc> slot_sums(sum.size());
   for (int k = 0; k < slots; ++k) {
-    std::fill(slot_sums.begin(), slot_sums.end(), 0.0);
+    std::fill(slot_sums.begin(), slot_sums.end(), Acc(0));
     const int cb = k * p.num_chunks() / slots, ce = (k + 1) * p.num_chunks() / slots;
     for (int g = p.begin(cb); g < (ce > cb ? p.end(ce - 1) : p.begin(cb)); ++g) {
       int column = 0;
       for (int e = s.groups[g].camera_begin; e < s.groups[g].camera_end; ++e) {
         const ParameterBlockInfo& pb = s.parameter_blocks[s.group_cameras[e]];
-        AddRandom(g, e, column, pb.tangent_size, slot_sums.data() + sum.offset(pb.camera_index));
+        AddRandomIn(g, e, column, pb.tangent_size, slot_sums.data() + sum.offset(pb.camera_index));
         column += pb.tangent_size;
       }
     }
@@ -154,7 +159,7 @@ bool BitIdentical(const std::vector<double>& a, const std::vector<double>& b) {
 TEST_P(CameraBlockSumTest, ResultIsBitIdenticalForOneAndTwoThreads) {
   BlockProblem bp;
   Build(NumCameras(GetParam()), GetParam(), &bp);
-  CameraBlockSum sum(bp.s, bp.partition);
+  CameraBlockSum<double> sum(bp.s, bp.partition);
   // As many slots as copies of all camera blocks fit in 2^22 doubles (32 MiB),
   // at least two, at most one per chunk.
   const int64_t fit = (int64_t{1} << 22) / sum.size();
@@ -172,10 +177,41 @@ TEST_P(CameraBlockSumTest, ResultIsBitIdenticalForOneAndTwoThreads) {
   }
 }
 
+// Float slots (the projected storage's SCHUR_JACOBI blocks in single
+// precision): the same schedule, the contributions added in float within a
+// slot and the slots added in double; twice as many slots fit the budget.
+TEST_P(CameraBlockSumTest, FloatSlotsAreAddedInDouble) {
+  BlockProblem bp;
+  Build(NumCameras(GetParam()), GetParam(), &bp);
+  CameraBlockSum<float> sum(bp.s, bp.partition);
+  CameraBlockSum<double> double_sum(bp.s, bp.partition);
+  const int64_t fit = (int64_t{1} << 23) / sum.size();
+  const int slots = static_cast<int>(std::min<int64_t>(64, std::max<int64_t>(2, fit)));
+  EXPECT_EQ(CameraBlockSum<float>::RequiredBytes(bp.s, bp.partition), slots * sum.size() * 4);
+  const std::vector<double> reference = Reference(bp.s, bp.partition, sum, slots);
+  std::vector<double> in_double(sum.size());
+  {
+    ParallelContext serial(1);
+    double_sum.Run(&serial, in_double.data(), AddRandom);
+  }
+  for (int threads : {1, 2}) {
+    ParallelContext context(threads);
+    std::vector<double> out(sum.size(), -1.0);
+    sum.Run(&context, out.data(), AddRandomFloat);
+    EXPECT_TRUE(BitIdentical(out, reference)) << threads << " threads";
+    // Positive terms, so the error is relative: at most one float rounding
+    // (2^-24) per addition and conversion, and no entry gets 1024 additions
+    // (150 landmarks x at most 3 observations x at most 2 touches).
+    for (size_t i = 0; i < out.size(); ++i) {
+      ASSERT_NEAR(out[i], in_double[i], 1024 * std::ldexp(1.0, -24) * in_double[i]) << "entry " << i;
+    }
+  }
+}
+
 TEST(CameraBlockSum, ChunkByChunkEqualsRun) {
   BlockProblem bp;
   Build(4, 6, &bp);
-  CameraBlockSum sum(bp.s, bp.partition);
+  CameraBlockSum<double> sum(bp.s, bp.partition);
   ASSERT_TRUE(sum.chunked());
   ParallelContext serial(1);
   std::vector<double> run(sum.size());

@@ -40,7 +40,7 @@ class CameraGram {
   void Symmetrize();
 
   const ProblemStructure& s_;
-  CameraBlockSum sum_;
+  CameraBlockSum<double> sum_;
   std::vector<double> data_;
 };
 

@@ -5,7 +5,7 @@ namespace internal {
 
 template <typename Scalar>
 ReducedCameraPcg<Scalar>::ReducedCameraPcg(const ProblemStructure& s, const WorkPartition& partition,
-                                           ceres::PreconditionerType preconditioner)
+                                           ceres::PreconditionerType preconditioner, BlockSums sums)
     : pcg_(s.num_camera_parameters),
       damping_squared_double_(s.num_camera_parameters),
       damping_squared_(s.num_camera_parameters),
@@ -13,7 +13,7 @@ ReducedCameraPcg<Scalar>::ReducedCameraPcg(const ProblemStructure& s, const Work
       solution_(s.num_camera_parameters) {
   if (preconditioner == ceres::SCHUR_JACOBI || preconditioner == ceres::JACOBI) {
     preconditioner_ = std::make_unique<BlockJacobiPreconditioner<Scalar>>(
-        s, partition, preconditioner == ceres::SCHUR_JACOBI);
+        s, partition, preconditioner == ceres::SCHUR_JACOBI, sums);
   }
 }
 

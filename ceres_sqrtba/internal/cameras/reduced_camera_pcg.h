@@ -54,8 +54,10 @@ struct IterativeSchurOptions {
 template <typename Scalar>
 class ReducedCameraPcg {
  public:
+  // sums: where SCHUR_JACOBI's per-chunk block sums run
+  // (block_jacobi_preconditioner.h).
   ReducedCameraPcg(const ProblemStructure& s, const WorkPartition& partition,
-                   ceres::PreconditionerType preconditioner);
+                   ceres::PreconditionerType preconditioner, BlockSums sums = BlockSums::kInDouble);
 
   // lambda D_p^2 from the camera part of the damping vector D (size
   // num_camera_parameters). Call before the preconditioner is computed.

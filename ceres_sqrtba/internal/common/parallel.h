@@ -137,11 +137,13 @@ class PerChunk {
   }
 
   // out[i] = sum over chunks c, in chunk order, of slot c's value i, for
-  // i < n (n <= size()): the deterministic reduction of the chunk slots.
-  void SumInto(ParallelContext* context, int64_t n, T* out) const {
+  // i < n (n <= size()): the deterministic reduction of the chunk slots,
+  // added in Out (double slots into double, float slots into double too).
+  template <typename Out>
+  void SumInto(ParallelContext* context, int64_t n, Out* out) const {
     context->For(static_cast<int>(n), 4096, [&](int b, int e) {
       for (int i = b; i < e; ++i) {
-        T v = 0;
+        Out v = 0;
         for (int c = 0; c < num_chunks_; ++c) v += (*this)[c][i];
         out[i] = v;
       }

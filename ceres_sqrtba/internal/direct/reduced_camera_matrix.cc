@@ -117,7 +117,7 @@ int64_t ReducedCameraMatrix<Scalar>::RequiredBytes(const ProblemStructure& s, co
                               static_cast<int64_t>(s.groups.size() + 1) * static_cast<int64_t>(sizeof(int64_t)) +
                               pattern.num_cameras() + schedule_bytes;
   return (MarginalizedRowsSize(s) + diagonal) * static_cast<int64_t>(sizeof(double)) + pattern.ScalarBytes() +
-         CameraBlockSum::RequiredBytes(s, partition) + index_bytes;
+         CameraBlockSum<double>::RequiredBytes(s, partition) + index_bytes;
 }
 
 template <typename Scalar>

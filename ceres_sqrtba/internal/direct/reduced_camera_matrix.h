@@ -157,7 +157,7 @@ class ReducedCameraMatrix {
   std::vector<int> entry_column_;   // per ProblemStructure::group_cameras entry
   std::vector<int64_t> w_offset_;   // per group + 1, doubles
   std::unique_ptr<double[], FreeDeleter> w_;  // W_g: per camera entry e, d x f_e row-major at d * column(e)
-  CameraBlockSum diagonal_sum_;
+  CameraBlockSum<double> diagonal_sum_;
   std::vector<double> diagonal_;    // per camera, n x n lower triangle (camera_block_sum.h)
   std::vector<int64_t> col_begin_;
   std::vector<int64_t> rows_;

@@ -14,7 +14,7 @@ ProjectedIterativeSchurSolver<Scalar>::ProjectedIterativeSchurSolver(
       context_(context),
       blocks_(s, layout, partition, context),
       system_(s, partition, &blocks_, context),
-      cameras_(s, partition, options.preconditioner),
+      cameras_(s, partition, options.preconditioner, BlockSums::kInScalar),
       rhs_double_(s.num_camera_parameters) {
   if (options.preconditioner == ceres::JACOBI) camera_gram_ = std::make_unique<CameraGram>(s, partition);
   if (options.visibility != nullptr) {
@@ -62,7 +62,8 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
   const bool schur = options_.preconditioner == ceres::SCHUR_JACOBI;
   BlockJacobiPreconditioner<Scalar>* preconditioner = cameras_.preconditioner();
   const bool visit = schur && preconditioner->CanVisit();
-  auto reduced_gram = [&](int g, int e, int, int n, double* acc) {
+  // The sums in Scalar: positive semidefinite terms (block_jacobi_preconditioner.h).
+  auto reduced_gram = [&](int g, int e, int, int n, Scalar* acc) {
     blocks_.AddReducedGramLower(g, e, n, acc);
   };
   struct Visitor : ProjectedLandmarkBlocks<Scalar>::Visitor {

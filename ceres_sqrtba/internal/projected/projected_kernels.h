@@ -191,7 +191,9 @@ void AddCameraGramLower(const ProjectedBlockLayout& layout, int g, int e, int n,
 }
 
 // acc += Jc^T Jc - W^T W, W = Q1^T Jc (d x n) over the camera's rows in the
-// group: any group, any number of residual blocks of the camera.
+// group: any group, any number of residual blocks of the camera. Computed in
+// double; a float accumulator gets the landmark's whole term at once (the
+// difference is formed in double, not in the float sums).
 template <typename Scalar>
 void AddReducedGramLowerDynamic(const ProjectedBlockLayout& layout, int g, int e, int n,
                                 const Scalar* h, double* acc) {
@@ -228,52 +230,98 @@ void AddReducedGramLowerDynamic(const ProjectedBlockLayout& layout, int g, int e
   }
 }
 
+// The same term added to a float accumulator.
+template <typename Scalar>
+void AddReducedGramLowerDynamic(const ProjectedBlockLayout& layout, int g, int e, int n,
+                                const Scalar* h, float* acc) {
+  std::array<double, 256> small;
+  std::vector<double> large;
+  double* term = small.data();
+  if (n * n > static_cast<int>(small.size())) {
+    large.resize(static_cast<size_t>(n) * n);
+    term = large.data();
+  }
+  for (int i = 0; i < n * n; ++i) term[i] = 0.0;
+  AddReducedGramLowerDynamic(layout, g, e, n, h, term);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k <= i; ++k) acc[i * n + k] += static_cast<float>(term[i * n + k]);
+  }
+}
+
+// Row I of acc (F x F, row-major) += sum_a j_a(I) z_a over its first L
+// entries: the lower triangle's I + 1 rounded up to whole SIMD packets of Acc
+// (at most F), as one fixed-size Eigen expression, the R terms of each entry
+// summed left to right. The entries past the diagonal that the rounding
+// adds get the symmetric matrix's values and are never read (the sums are
+// read as lower triangles); the rounding saves the scalar tails: 9 x 9 in
+// float is 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8 + 9 entries.
+template <int F, int R, int I, typename Acc>
+inline void AddRoundedLowerRow(const Eigen::Matrix<Acc, F, 1> (&j)[R], const Eigen::Matrix<Acc, F, 1> (&z)[R],
+                               Acc* acc) {
+  constexpr int kPacket = Eigen::internal::packet_traits<Acc>::size;
+  constexpr int kRounded = (I + kPacket) / kPacket * kPacket;
+  constexpr int L = kRounded < F ? kRounded : F;
+  Eigen::Map<Eigen::Matrix<Acc, L, 1>> row(acc + I * F);
+  if constexpr (R == 1) {
+    row += j[0](I) * z[0].template head<L>();
+  } else if constexpr (R == 2) {
+    row += j[0](I) * z[0].template head<L>() + j[1](I) * z[1].template head<L>();
+  } else {
+    Eigen::Matrix<Acc, L, 1> v = j[0](I) * z[0].template head<L>();
+    for (int a = 1; a < R; ++a) v += j[a](I) * z[a].template head<L>();
+    row += v;
+  }
+}
+
+template <int F, int R, typename Acc, int... I>
+inline void AddRoundedLowerRows(const Eigen::Matrix<Acc, F, 1> (&j)[R], const Eigen::Matrix<Acc, F, 1> (&z)[R],
+                                Acc* acc, std::integer_sequence<int, I...>) {
+  (AddRoundedLowerRow<F, R, I>(j, z, acc), ...);
+}
+
 // A camera with one residual block in a uniform group of sizes (R, E, F):
 // its R rows J_a (F) each followed by their Q1 row q_a (E), F + E scalars
 // apart, from r on. acc += J^T M J, with the R x R projector
-// M = I - [q_0; ...] [q_0; ...]^T formed first, all in double.
-template <int R, int E, int F, typename Scalar>
-inline void AddReducedGramLowerFixed(const Scalar* r, double* acc) {
+// M = I - [q_0; ...] [q_0; ...]^T formed first, all in Acc: z_a = (M J)_a as
+// F-vectors, then the lower triangle row by row in SIMD packets
+// (AddRoundedLowerRow; entries past the diagonal of rounded rows are
+// written too). Acc is the preconditioner's accumulator: the storage's
+// Scalar (block_jacobi_preconditioner.h), so float runs four entries per SSE
+// instruction where a double accumulator converted every operand.
+template <int R, int E, int F, typename Scalar, typename Acc>
+inline void AddReducedGramLowerFixed(const Scalar* r, Acc* acc) {
   static_assert(R > 0 && E > 0 && F > 0, "a fixed-size kernel needs positive sizes");
   constexpr int kStride = F + E;
-  double m[R][R];
+  using VF = Eigen::Matrix<Acc, F, 1>;
+  Acc m[R][R];
   for (int a = 0; a < R; ++a) {
     for (int b = a; b < R; ++b) {
       const Scalar* qa = r + a * kStride + F;
       const Scalar* qb = r + b * kStride + F;
-      double v = a == b ? 1.0 : 0.0;
-      for (int c = 0; c < E; ++c) v -= static_cast<double>(qa[c]) * qb[c];
+      Acc v = a == b ? Acc(1) : Acc(0);
+      for (int c = 0; c < E; ++c) v -= static_cast<Acc>(qa[c]) * static_cast<Acc>(qb[c]);
       m[a][b] = v;
       m[b][a] = v;
     }
   }
-  double j[R][F], z[R][F];  // z = M J
+  VF j[R], z[R];  // z = M J
   for (int a = 0; a < R; ++a) {
-    for (int k = 0; k < F; ++k) j[a][k] = r[a * kStride + k];
+    j[a] = Eigen::Map<const Eigen::Matrix<Scalar, F, 1>>(r + a * kStride).template cast<Acc>();
   }
-  for (int k = 0; k < F; ++k) {
-    for (int a = 0; a < R; ++a) {
-      double v = m[a][0] * j[0][k];
-      for (int b = 1; b < R; ++b) v += m[a][b] * j[b][k];
-      z[a][k] = v;
-    }
+  for (int a = 0; a < R; ++a) {
+    z[a] = m[a][0] * j[0];
+    for (int b = 1; b < R; ++b) z[a] += m[a][b] * j[b];
   }
-  for (int i = 0; i < F; ++i) {
-    for (int k = 0; k <= i; ++k) {
-      double v = j[0][i] * z[0][k];
-      for (int a = 1; a < R; ++a) v += j[a][i] * z[a][k];
-      acc[i * F + k] += v;
-    }
-  }
+  AddRoundedLowerRows<F, R>(j, z, acc, std::make_integer_sequence<int, F>());
 }
 
 // Camera entry e's diagonal block of group g's B^T B added to acc (the
 // landmark's share of the preconditioner's Schur-complement block), by the
 // fixed-size kernel when the group is uniform with listed sizes and the
 // camera has one residual block in it.
-template <typename Scalar>
+template <typename Scalar, typename Acc>
 inline void AddReducedGramLowerGroup(const ProjectedBlockLayout& layout, int g, int e, int n,
-                                     const Scalar* h, double* acc) {
+                                     const Scalar* h, Acc* acc) {
   DispatchBlockSizes(layout.uniform_sizes[g], [&](auto fixed) {
     using S = decltype(fixed);
     if constexpr (S::kFixed) {

@@ -336,7 +336,7 @@ void ProjectedLandmarkBlocks<Scalar>::AddCameraGramLower(int g, int e, int n, do
 }
 
 template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::AddReducedGramLower(int g, int e, int n, double* acc) const {
+void ProjectedLandmarkBlocks<Scalar>::AddReducedGramLower(int g, int e, int n, Scalar* acc) const {
   AddReducedGramLowerGroup(layout_, g, e, n, hot(g), acc);
 }
 

@@ -135,12 +135,14 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   void AddCameraGramLower(int g, int e, int n, double* acc) const;
   // Adds the lower triangle of camera entry e's diagonal block of B^T B,
   //   Bc^T Bc = Jc^T (I - Q1 Q1^T) Jc = Jc^T Jc - W^T W,  W = Q1^T Jc,
-  // to acc (n x n, row-major, double): the landmark's share of the
-  // preconditioner's Schur-complement block (block_jacobi_preconditioner.h).
-  // When the group is uniform with listed sizes (projected_kernels.h) and the
-  // camera has one residual block in it, as in BAL, the R x R projector
-  // M = I - q q^T of its rows is formed first: Jc^T M Jc.
-  void AddReducedGramLower(int g, int e, int n, double* acc) const;
+  // to acc (n x n, row-major, in Scalar: a positive semidefinite term): the
+  // landmark's share of the preconditioner's Schur-complement block
+  // (block_jacobi_preconditioner.h). When the group is uniform with listed
+  // sizes (projected_kernels.h) and the camera has one residual block in it,
+  // as in BAL, the R x R projector M = I - q q^T of its rows is formed first
+  // and Jc^T M Jc is added in SIMD packets, which also writes some entries
+  // above the diagonal (never read).
+  void AddReducedGramLower(int g, int e, int n, Scalar* acc) const;
 
   // Back substitution y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)),
   // y in the tangent layout with y_p set; writes y_l and returns
