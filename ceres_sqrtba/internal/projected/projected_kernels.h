@@ -23,6 +23,9 @@
 #include <vector>
 
 #include <Eigen/Core>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
@@ -146,6 +149,71 @@ inline void MultiplyNormalFixed(const Scalar* __restrict h, int k,
     AddRowsTransposeTimes<F, kStride>(r, w, y + items[s].offset, std::make_integer_sequence<int, R>());
   }
 }
+
+#if defined(__SSE2__)
+// The most common shape, BAL's (2, 3, 9), in float, with SSE's four-float
+// registers laid on the hot rows themselves: a row is 12 floats, exactly
+// three registers [J0..J3 | J4..J7 | J8 q0 q1 q2]. What the generic kernel
+// does in scalar arithmetic, identical in float and double, runs here in
+// packets:
+//   - u_a = J_a . x: three products summed lanewise (the third against
+//     [x8 0 0 0]), and the two rows' lane sums reduced together, four
+//     shuffles and adds for both instead of four each;
+//   - t = Q1^T u: kept as a register [. t0 t1 t2] over the third packets,
+//     t += P2_0 u_0 + P2_1 u_1 (its lane 0 collects J8 u and is masked off);
+//   - w_a = u_a - q_a . t: the two rows' products reduced together;
+//   - y_c += J_0 w_0 + J_1 w_1: two packets and a scalar.
+// The order of every sum is fixed by the code (not by alignment or data),
+// so results are deterministic; they differ from the generic kernel's in
+// rounding only (ProjectedKernels.FixedProductEqualsDynamic).
+template <>
+inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k,
+                                                 const ProjectedBlockLayout::Item* __restrict items,
+                                                 const float* __restrict x, float* __restrict y,
+                                                 float* __restrict u) {
+  const __m128 lane0 = _mm_castsi128_ps(_mm_set_epi32(0, 0, 0, -1));
+  const __m128 lanes123 = _mm_castsi128_ps(_mm_set_epi32(-1, -1, -1, 0));
+  // [sum(a), sum(b), ., .] of two packets.
+  auto reduce_pair = [](__m128 a, __m128 b) {
+    const __m128 s = _mm_add_ps(_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));
+    return _mm_add_ps(s, _mm_movehl_ps(s, s));
+  };
+  __m128 t = _mm_setzero_ps();
+  for (int s = 0; s < k; ++s) {
+    DCHECK_EQ(items[s].size, 9);
+    DCHECK_EQ(items[s].column, 0);
+    DCHECK_EQ(items[s].row, 2 * s);
+    const float* r = h + 24 * s;
+    const float* xc = x + items[s].offset;
+    const __m128 x0 = _mm_loadu_ps(xc), x1 = _mm_loadu_ps(xc + 4);
+    const __m128 x2 = _mm_and_ps(_mm_set1_ps(xc[8]), lane0);
+    const __m128 a2 = _mm_loadu_ps(r + 8), b2 = _mm_loadu_ps(r + 20);
+    const __m128 pa = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), x0), _mm_mul_ps(_mm_loadu_ps(r + 4), x1)),
+                                 _mm_mul_ps(a2, x2));
+    const __m128 pb = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 12), x0), _mm_mul_ps(_mm_loadu_ps(r + 16), x1)),
+                                 _mm_mul_ps(b2, x2));
+    const __m128 uu = reduce_pair(pa, pb);  // [u_a, u_b, ., .]
+    _mm_storel_pi(reinterpret_cast<__m64*>(u + 2 * s), uu);
+    t = _mm_add_ps(t, _mm_add_ps(_mm_mul_ps(a2, _mm_shuffle_ps(uu, uu, 0x00)),
+                                 _mm_mul_ps(b2, _mm_shuffle_ps(uu, uu, 0x55))));
+  }
+  t = _mm_and_ps(t, lanes123);
+  for (int s = 0; s < k; ++s) {
+    const float* r = h + 24 * s;
+    const __m128 a2 = _mm_loadu_ps(r + 8), b2 = _mm_loadu_ps(r + 20);
+    const __m128 qt = reduce_pair(_mm_mul_ps(a2, t), _mm_mul_ps(b2, t));  // [q_a . t, q_b . t, ., .]
+    const __m128 uu = _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(u + 2 * s));
+    const __m128 ww = _mm_sub_ps(uu, qt);
+    const __m128 wa = _mm_shuffle_ps(ww, ww, 0x00), wb = _mm_shuffle_ps(ww, ww, 0x55);
+    float* yc = y + items[s].offset;
+    _mm_storeu_ps(yc, _mm_add_ps(_mm_loadu_ps(yc),
+                                 _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), wa), _mm_mul_ps(_mm_loadu_ps(r + 12), wb))));
+    _mm_storeu_ps(yc + 4, _mm_add_ps(_mm_loadu_ps(yc + 4), _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 4), wa),
+                                                                      _mm_mul_ps(_mm_loadu_ps(r + 16), wb))));
+    yc[8] += r[8] * _mm_cvtss_f32(wa) + r[20] * _mm_cvtss_f32(wb);
+  }
+}
+#endif  // defined(__SSE2__)
 
 // Group g's B^T B x added to y, by the fixed-size kernel when the group is
 // uniform with listed sizes. u: layout.rows[g] + layout.landmark_size[g].
