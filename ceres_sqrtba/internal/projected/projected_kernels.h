@@ -151,6 +151,26 @@ inline void MultiplyNormalFixed(const Scalar* __restrict h, int k,
 }
 
 #if defined(__SSE2__)
+namespace sse {
+// [sum(a), sum(b), ., .] of two packets (lanes 0 + 2 and 1 + 3 first).
+inline __m128 SumPair(__m128 a, __m128 b) {
+  const __m128 s = _mm_add_ps(_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));
+  return _mm_add_ps(s, _mm_movehl_ps(s, s));
+}
+// [J_a . x, J_b . x, ., .] for BAL's observation rows r (two hot rows of 12
+// floats: [J0..J3 | J4..J7 | J8 q0 q1 q2]) and its camera's 9 entries x.
+inline __m128 ObservationTimesCamera(const float* r, const float* x) {
+  const __m128 lane0 = _mm_castsi128_ps(_mm_set_epi32(0, 0, 0, -1));
+  const __m128 x0 = _mm_loadu_ps(x), x1 = _mm_loadu_ps(x + 4);
+  const __m128 x2 = _mm_and_ps(_mm_set1_ps(x[8]), lane0);
+  const __m128 pa = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), x0), _mm_mul_ps(_mm_loadu_ps(r + 4), x1)),
+                               _mm_mul_ps(_mm_loadu_ps(r + 8), x2));
+  const __m128 pb = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 12), x0), _mm_mul_ps(_mm_loadu_ps(r + 16), x1)),
+                               _mm_mul_ps(_mm_loadu_ps(r + 20), x2));
+  return SumPair(pa, pb);
+}
+}  // namespace sse
+
 // The most common shape, BAL's (2, 3, 9), in float, with SSE's four-float
 // registers laid on the hot rows themselves: a row is 12 floats, exactly
 // three registers [J0..J3 | J4..J7 | J8 q0 q1 q2]. What the generic kernel
@@ -171,28 +191,15 @@ inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k
                                                  const ProjectedBlockLayout::Item* __restrict items,
                                                  const float* __restrict x, float* __restrict y,
                                                  float* __restrict u) {
-  const __m128 lane0 = _mm_castsi128_ps(_mm_set_epi32(0, 0, 0, -1));
   const __m128 lanes123 = _mm_castsi128_ps(_mm_set_epi32(-1, -1, -1, 0));
-  // [sum(a), sum(b), ., .] of two packets.
-  auto reduce_pair = [](__m128 a, __m128 b) {
-    const __m128 s = _mm_add_ps(_mm_unpacklo_ps(a, b), _mm_unpackhi_ps(a, b));
-    return _mm_add_ps(s, _mm_movehl_ps(s, s));
-  };
   __m128 t = _mm_setzero_ps();
   for (int s = 0; s < k; ++s) {
     DCHECK_EQ(items[s].size, 9);
     DCHECK_EQ(items[s].column, 0);
     DCHECK_EQ(items[s].row, 2 * s);
     const float* r = h + 24 * s;
-    const float* xc = x + items[s].offset;
-    const __m128 x0 = _mm_loadu_ps(xc), x1 = _mm_loadu_ps(xc + 4);
-    const __m128 x2 = _mm_and_ps(_mm_set1_ps(xc[8]), lane0);
     const __m128 a2 = _mm_loadu_ps(r + 8), b2 = _mm_loadu_ps(r + 20);
-    const __m128 pa = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), x0), _mm_mul_ps(_mm_loadu_ps(r + 4), x1)),
-                                 _mm_mul_ps(a2, x2));
-    const __m128 pb = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 12), x0), _mm_mul_ps(_mm_loadu_ps(r + 16), x1)),
-                                 _mm_mul_ps(b2, x2));
-    const __m128 uu = reduce_pair(pa, pb);  // [u_a, u_b, ., .]
+    const __m128 uu = sse::ObservationTimesCamera(r, x + items[s].offset);  // [u_a, u_b, ., .]
     _mm_storel_pi(reinterpret_cast<__m64*>(u + 2 * s), uu);
     t = _mm_add_ps(t, _mm_add_ps(_mm_mul_ps(a2, _mm_shuffle_ps(uu, uu, 0x00)),
                                  _mm_mul_ps(b2, _mm_shuffle_ps(uu, uu, 0x55))));
@@ -201,7 +208,7 @@ inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k
   for (int s = 0; s < k; ++s) {
     const float* r = h + 24 * s;
     const __m128 a2 = _mm_loadu_ps(r + 8), b2 = _mm_loadu_ps(r + 20);
-    const __m128 qt = reduce_pair(_mm_mul_ps(a2, t), _mm_mul_ps(b2, t));  // [q_a . t, q_b . t, ., .]
+    const __m128 qt = sse::SumPair(_mm_mul_ps(a2, t), _mm_mul_ps(b2, t));  // [q_a . t, q_b . t, ., .]
     const __m128 uu = _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(u + 2 * s));
     const __m128 ww = _mm_sub_ps(uu, qt);
     const __m128 wa = _mm_shuffle_ps(ww, ww, 0x00), wb = _mm_shuffle_ps(ww, ww, 0x55);
@@ -212,6 +219,100 @@ inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k
                                                                       _mm_mul_ps(_mm_loadu_ps(r + 16), wb))));
     yc[8] += r[8] * _mm_cvtss_f32(wa) + r[20] * _mm_cvtss_f32(wb);
   }
+}
+#endif  // defined(__SSE2__)
+
+// Back substitution's two passes over a uniform group of sizes (R, E, F)
+// with k observations (projected_back_substitution.cc, float): hot rows as
+// in MultiplyNormalFixed, cold rows [Jl (E) | r] back to back.
+//   StepRowsFixed: u = Jp y_p per row and t = Q1^T (r - u), the
+//     observation's R terms summed first;
+//   SquaredStepRowsFixed: jy + sum over the rows of (u_i + Jl_i y_l)^2,
+//     each square added in double, in row order.
+template <int R, int E, int F, typename Scalar>
+inline void StepRowsFixed(const Scalar* __restrict h, int k, const ProjectedBlockLayout::Item* __restrict items,
+                          const Scalar* __restrict yp, const Scalar* __restrict cold, Scalar* __restrict u,
+                          Scalar* __restrict t) {
+  static_assert(R > 0 && E > 0 && F > 0, "a fixed-size kernel needs positive sizes");
+  using VF = Eigen::Matrix<Scalar, F, 1>;
+  using VE = Eigen::Matrix<Scalar, E, 1>;
+  constexpr int kStride = F + E;
+  VE sum = VE::Zero();
+  for (int s = 0; s < k; ++s) {
+    const Scalar* r = h + R * kStride * s;
+    const Eigen::Map<const VF> x(yp + items[s].offset);
+    VE observation = VE::Zero();
+    for (int a = 0; a < R; ++a) {
+      const int i = R * s + a;
+      u[i] = Eigen::Map<const VF>(r + a * kStride).dot(x);
+      observation += Eigen::Map<const VE>(r + a * kStride + F) * (cold[i * (E + 1) + E] - u[i]);
+    }
+    sum += observation;
+  }
+  for (int c = 0; c < E; ++c) t[c] = sum[c];
+}
+
+template <int E, typename Scalar>
+inline double SquaredStepRowsFixed(const Scalar* __restrict cold, int m, const Scalar* __restrict u,
+                                   const Scalar* __restrict yl, double jy) {
+  using VE = Eigen::Matrix<Scalar, E, 1>;
+  const Eigen::Map<const VE> y(yl);
+  for (int i = 0; i < m; ++i) {
+    const double v = static_cast<double>(u[i] + Eigen::Map<const VE>(cold + i * (E + 1)).dot(y));
+    jy += v * v;
+  }
+  return jy;
+}
+
+#if defined(__SSE2__)
+// BAL's shape in float, in SSE registers: a cold row [Jl0 Jl1 Jl2 r] is one
+// register, a hot row three as in the product; t is kept as [. t0 t1 t2]
+// over the Q1 rows' registers.
+template <>
+inline void StepRowsFixed<2, 3, 9, float>(const float* __restrict h, int k,
+                                          const ProjectedBlockLayout::Item* __restrict items,
+                                          const float* __restrict yp, const float* __restrict cold,
+                                          float* __restrict u, float* __restrict t) {
+  __m128 sum = _mm_setzero_ps();
+  for (int s = 0; s < k; ++s) {
+    const float* r = h + 24 * s;
+    const __m128 uu = sse::ObservationTimesCamera(r, yp + items[s].offset);  // [u_a, u_b, ., .]
+    _mm_storel_pi(reinterpret_cast<__m64*>(u + 2 * s), uu);
+    // [r_a, r_a, r_b, r_b] - [u_a, u_a, u_b, u_b]
+    const __m128 rr = _mm_shuffle_ps(_mm_loadu_ps(cold + 8 * s), _mm_loadu_ps(cold + 8 * s + 4), 0xff);
+    const __m128 w = _mm_sub_ps(rr, _mm_unpacklo_ps(uu, uu));
+    sum = _mm_add_ps(sum, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 8), _mm_shuffle_ps(w, w, 0x00)),
+                                     _mm_mul_ps(_mm_loadu_ps(r + 20), _mm_shuffle_ps(w, w, 0xaa))));
+  }
+  alignas(16) float lanes[4];
+  _mm_store_ps(lanes, sum);
+  t[0] = lanes[1];
+  t[1] = lanes[2];
+  t[2] = lanes[3];
+}
+
+template <>
+inline double SquaredStepRowsFixed<3, float>(const float* __restrict cold, int m, const float* __restrict u,
+                                             const float* __restrict yl, double jy) {
+  const __m128 lanes012 = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+  const __m128 y = _mm_setr_ps(yl[0], yl[1], yl[2], 0.0f);
+  int i = 0;
+  for (; i + 1 < m; i += 2) {
+    // [Jl_a . y_l, Jl_b . y_l], r's lane masked (0 * r would be NaN for an
+    // infinite r) and u added.
+    const __m128 pa = _mm_and_ps(_mm_mul_ps(_mm_loadu_ps(cold + 4 * i), y), lanes012);
+    const __m128 pb = _mm_and_ps(_mm_mul_ps(_mm_loadu_ps(cold + 4 * i + 4), y), lanes012);
+    const __m128 v = _mm_add_ps(sse::SumPair(pa, pb), _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(u + i)));
+    const __m128d vd = _mm_cvtps_pd(v);
+    const __m128d squares = _mm_mul_pd(vd, vd);
+    jy += _mm_cvtsd_f64(squares);
+    jy += _mm_cvtsd_f64(_mm_unpackhi_pd(squares, squares));
+  }
+  for (; i < m; ++i) {
+    const double v = static_cast<double>(u[i] + (cold[4 * i] * yl[0] + cold[4 * i + 1] * yl[1] + cold[4 * i + 2] * yl[2]));
+    jy += v * v;
+  }
+  return jy;
 }
 #endif  // defined(__SSE2__)
 

@@ -370,6 +370,75 @@ void ExpectSameGram(const std::vector<double>& got, const std::vector<double>& w
 
 // The entry points run the fixed kernels for groups of listed shapes (the
 // same bits), and the dynamic ones for the others.
+// Back substitution's row passes (StepRowsFixed, SquaredStepRowsFixed)
+// against the same sums in double from the same Scalar inputs: random hot
+// rows, cold rows [Jl | r], camera step and landmark step. Each pass is a
+// chain of at most N = F + 2 + m roundings per entry (Jp y_p, r - u, the
+// products with Q1 and the sums over the rows), so the two results differ by
+// at most 2 gamma_N b, b the same sums on absolute values; |J y|^2 sums
+// squares of values with at most gamma_(E+1) relative error on the scale of
+// their own magnitudes c_i, hence 3 gamma_(E+2) sum c_i^2 (and double's
+// rounding of the sum).
+TYPED_TEST(ProjectedKernels, BackSubstitutionRowsMatchDouble) {
+  ForEachListedShape<TypeParam>(FixedBlockSizesList(), 17, [](auto shape, const KernelProblem&,
+                                                               RandomRows<TypeParam>& data) {
+    using S = decltype(shape);
+    using Scalar = TypeParam;
+    const ProjectedBlockLayout& layout = data.layout;
+    const std::vector<Scalar> cold = RandomValues<Scalar>(layout.cold_scalars, 23);
+    const std::vector<Scalar> yl = RandomValues<Scalar>(S::kE, 29);
+    int compared = 0;
+    for (int g = 0; g < static_cast<int>(layout.rows.size()); ++g) {
+      const int sb = layout.segment_begin[g], k = layout.segment_end[g] - sb, m = layout.rows[g];
+      ASSERT_EQ(m, S::kRow * k);
+      const ProjectedBlockLayout::Item* items = layout.items.data() + layout.segments[sb].item_begin;
+      const Scalar* h = data.h(g);
+      const Scalar* c = cold.data() + layout.cold_offset[g];
+      const int hs = S::kF + S::kE, cs = S::kE + 1;
+      std::vector<Scalar> u(m);
+      Scalar t[S::kE];
+      StepRowsFixed<S::kRow, S::kE, S::kF>(h, k, items, data.x.data(), c, u.data(), t);
+      std::vector<double> t_ref(S::kE, 0.0), t_abs(S::kE, 0.0);
+      for (int i = 0; i < m; ++i) {
+        double ui = 0.0, ub = 0.0;
+        for (int j = 0; j < S::kF; ++j) {
+          ui += double(h[i * hs + j]) * double(data.x[items[i / S::kRow].offset + j]);
+          ub += std::abs(double(h[i * hs + j]) * double(data.x[items[i / S::kRow].offset + j]));
+        }
+        const double n = 2 * Gamma<Scalar>(S::kF + 2) * ub;
+        EXPECT_LE(std::abs(double(u[i]) - ui), n) << Name<S>() << " group " << g << " row " << i;
+        for (int e = 0; e < S::kE; ++e) {
+          const double q = double(h[i * hs + S::kF + e]), r = double(c[i * cs + S::kE]);
+          t_ref[e] += q * (r - ui);
+          t_abs[e] += std::abs(q) * (std::abs(r) + ub);
+        }
+      }
+      for (int e = 0; e < S::kE; ++e) {
+        EXPECT_LE(std::abs(double(t[e]) - t_ref[e]), 2 * Gamma<Scalar>(S::kF + 2 + m) * t_abs[e])
+            << Name<S>() << " group " << g << " t " << e;
+        compared += t_abs[e] > 0;
+      }
+      double jy_ref = 0.0, magnitude = 0.0;
+      for (int i = 0; i < m; ++i) {
+        double v = double(u[i]), a = std::abs(double(u[i]));
+        for (int e = 0; e < S::kE; ++e) {
+          v += double(c[i * cs + e]) * double(yl[e]);
+          a += std::abs(double(c[i * cs + e]) * double(yl[e]));
+        }
+        jy_ref += v * v;
+        magnitude += a * a;
+      }
+      const double jy = SquaredStepRowsFixed<S::kE>(c, m, u.data(), yl.data(), 0.0);
+      EXPECT_LE(std::abs(jy - jy_ref), (3 * Gamma<Scalar>(S::kE + 2) + Gamma<double>(m + 1)) * magnitude)
+          << Name<S>() << " group " << g;
+      // Added to what the chunk had summed before.
+      EXPECT_NEAR(SquaredStepRowsFixed<S::kE>(c, m, u.data(), yl.data(), 5.0), 5.0 + jy, Gamma<double>(m + 1) * (5.0 + jy))
+          << Name<S>() << " group " << g;
+    }
+    EXPECT_GT(compared, 0) << Name<S>();
+  });
+}
+
 TYPED_TEST(ProjectedKernels, GroupEntryPointsDispatch) {
   ForEachListedShape<TypeParam>(FixedBlockSizesList(), 15, [](auto shape, const KernelProblem& problem,
                                                                RandomRows<TypeParam>& data) {

@@ -82,6 +82,7 @@ ProjectedLandmarkBlocks<Scalar>::ProjectedLandmarkBlocks(const ProblemStructure&
       chunk_rhs_(partition.num_chunks(), std::max(1, s.num_camera_parameters)),
       qr_scratch_(partition.num_chunks(), ScratchSize(layout)),
       chunk_sums_(partition.num_chunks()),
+      camera_step_(std::is_same<Scalar, float>::value ? s.num_camera_parameters : 0),
       qr_in_double_(qr == LandmarkQr::kBatchedInDouble && !std::is_same<Scalar, double>::value),
       batches_(layout, partition,
                qr == LandmarkQr::kOneAtATime ? 1 : (qr_in_double_ ? kBatchLanes<double> : kBatchLanes<Scalar>)) {

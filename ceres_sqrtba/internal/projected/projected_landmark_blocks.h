@@ -146,7 +146,10 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
 
   // Back substitution y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)),
   // y in the tangent layout with y_p set; writes y_l and returns
-  // |J y|^2 summed directly over the observation rows, in double.
+  // |J y|^2 summed directly over the observation rows, in double. In float,
+  // for uniform groups of listed sizes, Jp y_p is computed in float from a
+  // float copy of y_p (the rows are float already: the product adds an
+  // error of the order of their own rounding); the rest is in double.
   double BackSubstitute(double* y);
 
   const ProjectedBlockLayout& layout() const { return layout_; }
@@ -183,6 +186,12 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   void DampGroup(int chunk, int g, const double* dvec, double* acc, Visitor* visitor);
   template <typename C>
   void DampBatch(int chunk, const LandmarkBatches::Batch& batch, const double* dvec, double* acc, Visitor* visitor, LaneVector<C>* scratch);
+  // BackSubstitute's work on group g, uniform with listed sizes S, in float:
+  // Jp y_p (yp: y_p in float) and t = Q1^T (r - Jp y_p) in float at
+  // compile-time sizes, R^ y_l = t in double, |J y|^2 rows in float added
+  // to *sum in double. u, yl: the chunk's scratch.
+  template <typename S>
+  void BackSubstituteFixedInScalar(int g, const Scalar* yp, double* y, double* u, double* yl, double* sum) const;
   // acc += Jp^T w over group g's observation rows, w(i): row i's weight.
   template <typename W>
   void AddRowsTransposeTimesWeights(int g, const W& w, double* acc) const;
@@ -202,6 +211,8 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   PerChunk<double> chunk_rhs_;   // per chunk: num_camera_parameters
   PerChunk<double> qr_scratch_;  // per chunk: see scratch()
   std::vector<double> chunk_sums_;
+  // BackSubstitute's copy of y_p in Scalar (float only; empty in double).
+  std::vector<Scalar> camera_step_;
   const bool qr_in_double_;
   LandmarkBatches batches_;
   // Per chunk, DampBatch's lane vectors, of Scalar or of double (one of the

@@ -94,8 +94,10 @@ int64_t LinearSolverFactory::SolverVectorBytes(Precision precision) const {
   const int64_t sum_copies = std::min<int64_t>(gram * 8 * std::max<int64_t>(1, chunks), int64_t{32} << 20);
   // PCG (4 vectors), right-hand side, solution, damping (both precisions),
   // per-chunk product and right-hand side accumulators, the blocks of the
-  // preconditioner (inverse in Scalar, sums in double) and the camera Gram.
-  return nc * (6 * scalar + 16) + chunks * nc * (scalar + 8) + gram * (scalar + 16) + 2 * sum_copies;
+  // preconditioner (inverse in Scalar, sums in double) and the camera Gram;
+  // in float, the projected back substitution's copy of the camera step.
+  const int64_t step_copy = projected() && precision == SINGLE_PRECISION ? nc * scalar : 0;
+  return nc * (6 * scalar + 16) + chunks * nc * (scalar + 8) + gram * (scalar + 16) + 2 * sum_copies + step_copy;
 }
 
 int64_t LinearSolverFactory::PlanBytes() const {
