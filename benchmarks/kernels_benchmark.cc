@@ -574,13 +574,15 @@ std::string FindBalFile() {
 // - preconditioner: the SCHUR_JACOBI blocks Jc^T (I - Q1 Q1^T) Jc of every
 //   (landmark, camera) pair, per solve (here without the pass's camera sums);
 // - back_substitution: y_l and |J y|^2, per solve;
+// - column_norms: the squared norms of the Jacobian's columns (Levenberg-
+//   Marquardt's diagonal), per new Jacobian;
 // each on two storages: `group_order`, the groups stored in group index
 // order and every landmark's QR one at a time, in double (the solver before
 // issue #30), and `batched`, each chunk's groups stored by shape
 // (ProjectedBlockLayout::PlaceInShapeOrder) and Damp's QR run on batches of
 // landmarks, one per SIMD lane, in Scalar (landmark_batches.h), as the
 // solver runs now.
-enum class ProjectedKernel { kDamp, kProduct, kPreconditioner, kBackSubstitution };
+enum class ProjectedKernel { kDamp, kProduct, kPreconditioner, kBackSubstitution, kColumnNorms };
 
 class ProjectedKernelFixture {
  public:
@@ -655,6 +657,10 @@ class ProjectedKernelFixture {
         case ProjectedKernel::kBackSubstitution:
           benchmark::DoNotOptimize(blocks.BackSubstitute(y.data()));
           break;
+        case ProjectedKernel::kColumnNorms:
+          blocks.SquaredColumnNorms(y.data());
+          benchmark::DoNotOptimize(y.data());
+          break;
       }
     }
     state.counters["ns/obs"] = benchmark::Counter(
@@ -685,7 +691,8 @@ void RegisterProjectedKernelBenchmarks(const std::string& bal) {
       {"damp", ProjectedKernel::kDamp},
       {"product", ProjectedKernel::kProduct},
       {"preconditioner", ProjectedKernel::kPreconditioner},
-      {"back_substitution", ProjectedKernel::kBackSubstitution}};
+      {"back_substitution", ProjectedKernel::kBackSubstitution},
+      {"column_norms", ProjectedKernel::kColumnNorms}};
   for (const auto& spec : specs) {
     // Built on first use: a filter that skips these benchmarks reads nothing.
     auto fixture = std::make_shared<std::unique_ptr<ProjectedKernelFixture>>();

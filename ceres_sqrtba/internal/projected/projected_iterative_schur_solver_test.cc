@@ -10,6 +10,8 @@
 // - results do not depend on the number of threads;
 // - whole solves end where the explicit blocks end.
 #include <Eigen/Dense>
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
@@ -139,6 +141,28 @@ TEST(ProjectedBlocks, ColumnNormsAndScaling) {
     double jy = 0;
     f.solver->Solve(d.data(), 1e-14, y.data(), &jy);
     testing::ExpectDenseStep(js, f.r, d, y, jy, 1e-8, "scaled, seed " + std::to_string(config.seed));
+  }
+}
+
+// In float the blocks hold the Jacobian rounded to float, and uniform groups
+// of listed shapes sum each observation's squares in float: every column's
+// squared norm is a sum of positive terms, each within 2u (rounding of the
+// value, squared) plus gamma_3 (the square, the observation's sum of two
+// rows, the conversion) of its exact value, u = 2^-24, with the additions in
+// double: within 6u of the exact norm relatively, per column. A wrong entry,
+// column or landmark moves a column's norm by a whole term.
+TEST(ProjectedBlocks, ColumnNormsInFloat) {
+  const double u = std::numeric_limits<float>::epsilon() / 2;
+  for (const RandomProblemConfig& config : testing::LinearAlgebraConfigs()) {
+    auto p = MakeRandomProblem(config);
+    Fixture<float> f(p.problem.get());
+    const int n = f.s.num_effective_parameters;
+    Vec norms(n);
+    f.solver->SquaredColumnNorms(norms.data());
+    const Vec exact = f.j.colwise().squaredNorm().transpose();
+    for (int i = 0; i < n; ++i) {
+      EXPECT_LE(std::abs(norms[i] - exact[i]), 6 * u * exact[i]) << "column " << i << ", seed " << config.seed;
+    }
   }
 }
 

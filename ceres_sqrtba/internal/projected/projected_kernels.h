@@ -222,6 +222,37 @@ inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k
 }
 #endif  // defined(__SSE2__)
 
+// Squared column norms of a uniform group of sizes (R, E, F) with k
+// observations (ProjectedLandmarkBlocks::SquaredColumnNorms, float): per
+// observation the squares of its R rows summed in Scalar (one rounding per
+// row for R = 2), then converted and added in double, to camera_sums at each
+// observation's camera offset and, over the observations in order, to the
+// landmark's E entries. Hot rows as in MultiplyNormalFixed, cold rows
+// [Jl (E) | r].
+template <int R, int E, int F, typename Scalar>
+inline void AddSquaredColumnNormsFixed(const Scalar* __restrict h, const Scalar* __restrict cold, int k,
+                                       const ProjectedBlockLayout::Item* __restrict items,
+                                       double* __restrict landmark, double* __restrict camera_sums) {
+  static_assert(R > 0 && E > 0 && F > 0, "a fixed-size kernel needs positive sizes");
+  using CameraRow = Eigen::Array<Scalar, F, 1>;
+  using LandmarkRow = Eigen::Array<Scalar, E, 1>;
+  constexpr int kStride = F + E;
+  Eigen::Array<double, E, 1> landmark_sum = Eigen::Array<double, E, 1>::Zero();
+  for (int s = 0; s < k; ++s) {
+    const Scalar* r = h + R * kStride * s;
+    const Scalar* c = cold + R * (E + 1) * s;
+    CameraRow camera = Eigen::Map<const CameraRow>(r).square();
+    LandmarkRow point = Eigen::Map<const LandmarkRow>(c).square();
+    for (int a = 1; a < R; ++a) {
+      camera += Eigen::Map<const CameraRow>(r + a * kStride).square();
+      point += Eigen::Map<const LandmarkRow>(c + a * (E + 1)).square();
+    }
+    Eigen::Map<Eigen::Array<double, F, 1>>(camera_sums + items[s].offset) += camera.template cast<double>();
+    landmark_sum += point.template cast<double>();
+  }
+  Eigen::Map<Eigen::Array<double, E, 1>>(landmark) += landmark_sum;
+}
+
 // Back substitution's two passes over a uniform group of sizes (R, E, F)
 // with k observations (projected_back_substitution.cc, float): hot rows as
 // in MultiplyNormalFixed, cold rows [Jl (E) | r] back to back.

@@ -284,6 +284,21 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
       const int g = layout_.order[position];
       const Group& grp = s_.groups[g];
       const int d = grp.landmark_size;
+      // In float, a uniform group of listed sizes sums each observation's
+      // squares in float and adds them in double (projected_kernels.h).
+      if constexpr (std::is_same<Scalar, float>::value) {
+        const bool fixed = DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto sizes) {
+          using S = decltype(sizes);
+          if constexpr (S::kFixed) {
+            const int sb = layout_.segment_begin[g];
+            AddSquaredColumnNormsFixed<S::kRow, S::kE, S::kF>(
+                hot(g), cold(g), layout_.segment_end[g] - sb, layout_.items.data() + layout_.segments[sb].item_begin,
+                norms + s_.parameter_blocks[grp.landmark].tangent_offset, acc);
+          }
+          return S::kFixed;
+        });
+        if (fixed) continue;
+      }
       if (d > 0) {
         double* out = norms + s_.parameter_blocks[grp.landmark].tangent_offset;
         const Scalar* c = cold(g);
