@@ -368,8 +368,6 @@ void ExpectSameGram(const std::vector<double>& got, const std::vector<double>& w
   }
 }
 
-// The entry points run the fixed kernels for groups of listed shapes (the
-// same bits), and the dynamic ones for the others.
 // Back substitution's row passes (StepRowsFixed, SquaredStepRowsFixed)
 // against the same sums in double from the same Scalar inputs: random hot
 // rows, cold rows [Jl | r], camera step and landmark step. Each pass is a
@@ -439,6 +437,8 @@ TYPED_TEST(ProjectedKernels, BackSubstitutionRowsMatchDouble) {
   });
 }
 
+// The entry points run the fixed kernels for groups of listed shapes (the
+// same bits), and the dynamic ones for the others.
 TYPED_TEST(ProjectedKernels, GroupEntryPointsDispatch) {
   ForEachListedShape<TypeParam>(FixedBlockSizesList(), 15, [](auto shape, const KernelProblem& problem,
                                                                RandomRows<TypeParam>& data) {

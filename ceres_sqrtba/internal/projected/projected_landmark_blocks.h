@@ -147,9 +147,10 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // Back substitution y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)),
   // y in the tangent layout with y_p set; writes y_l and returns
   // |J y|^2 summed directly over the observation rows, in double. In float,
-  // for uniform groups of listed sizes, Jp y_p is computed in float from a
-  // float copy of y_p (the rows are float already: the product adds an
-  // error of the order of their own rounding); the rest is in double.
+  // for uniform groups of listed sizes, Jp y_p, Q1^T (r - Jp y_p) and the
+  // rows of J y are computed in float from a float copy of y_p (the rows are
+  // float already: float adds an error of the order of their own rounding);
+  // R^'s triangular solve and the sum of squares stay in double.
   double BackSubstitute(double* y);
 
   const ProjectedBlockLayout& layout() const { return layout_; }
