@@ -30,6 +30,19 @@ void ProjectedLandmarkBlocks<Scalar>::AddRowsTransposeTimesWeights(int g, const 
       // One observation per segment: kRow rows, its camera's kF columns
       // first in each hot row.
       const ProjectedBlockLayout::Item* items = layout_.items.data() + layout_.segments[sb].item_begin;
+      if constexpr (std::is_same<Scalar, float>::value && std::is_same<std::invoke_result_t<W, int>, float>::value) {
+        // Float rows and weights (the batched QR in float): each
+        // observation's terms summed in float, added in double.
+        constexpr int kStride = S::kF + S::kE;
+        DCHECK_EQ(hs, kStride);
+        for (int o = 0; o < se - sb; ++o) {
+          float wo[S::kRow];
+          for (int a = 0; a < S::kRow; ++a) wo[a] = w(S::kRow * o + a);
+          AddObservationTransposeTimesInDouble<S::kRow, S::kF, kStride>(
+              h + static_cast<int64_t>(S::kRow) * kStride * o, wo, acc + items[o].offset);
+        }
+        return;
+      }
       for (int o = 0; o < se - sb; ++o) {
         double* y = acc + items[o].offset;
         for (int a = 0; a < S::kRow; ++a) {
@@ -44,7 +57,7 @@ void ProjectedLandmarkBlocks<Scalar>::AddRowsTransposeTimesWeights(int g, const 
         const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
         for (int i = seg.row; i < seg.row + seg.rows; ++i) {
           AddRowTransposeTimes(h + static_cast<int64_t>(i) * hs, layout_.items.data() + seg.item_begin,
-                               layout_.items.data() + seg.item_end, w(i), acc);
+                               layout_.items.data() + seg.item_end, static_cast<double>(w(i)), acc);
         }
       }
     }
@@ -169,7 +182,9 @@ void ProjectedLandmarkBlocks<Scalar>::DampBatch(int chunk, const LandmarkBatches
         }
         visitor->Visit(chunk, g, q1);
       }
-      if (cw > 0) AddRowsTransposeTimesWeights(g, [&](int i) { return static_cast<double>(w[i][l]); }, acc);
+      // The weights in C: float lanes take the float kernel for listed
+      // shapes (AddRowsTransposeTimesWeights).
+      if (cw > 0) AddRowsTransposeTimesWeights(g, [&](int i) -> C { return w[i][l]; }, acc);
     }
   };
   if (d == 3) {

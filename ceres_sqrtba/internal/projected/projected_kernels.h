@@ -347,6 +347,41 @@ inline double SquaredStepRowsFixed<3, float>(const float* __restrict cold, int m
 }
 #endif  // defined(__SSE2__)
 
+// The damping pass's right-hand side B^T r^ = Jp^T w (projected_damping.cc)
+// for float weights: y (double) += sum_a J_a^T w_a over one observation's R
+// rows (F camera entries each, kStride apart), the R products summed in
+// Scalar, then converted and added in double. Against the same inputs summed
+// in double every entry is within gamma_R (R roundings of u = 2^-24) of
+// sum_a |J_a w_a| (ProjectedKernels.RightHandSideRowsInFloat); the float
+// Jacobian and weights carry errors of the same order already.
+template <int R, int F, int kStride, typename Scalar>
+inline void AddObservationTransposeTimesInDouble(const Scalar* __restrict r, const Scalar* __restrict w,
+                                                 double* __restrict y) {
+  static_assert(R > 0 && F > 0 && kStride >= F, "a fixed-size kernel needs positive sizes");
+  Eigen::Matrix<Scalar, F, 1> v = Eigen::Matrix<Scalar, F, 1>::Zero();
+  AddRowsTransposeTimes<F, kStride>(r, w, v.data(), std::make_integer_sequence<int, R>());
+  Eigen::Map<Eigen::Matrix<double, F, 1>>(y) += v.template cast<double>();
+}
+
+#if defined(__SSE2__)
+// BAL's shape: the two rows' camera parts are two registers and a scalar
+// each, as in the product; the sums are widened to double two lanes at a
+// time.
+template <>
+inline void AddObservationTransposeTimesInDouble<2, 9, 12, float>(const float* __restrict r,
+                                                                  const float* __restrict w,
+                                                                  double* __restrict y) {
+  const __m128 wa = _mm_set1_ps(w[0]), wb = _mm_set1_ps(w[1]);
+  const __m128 v0 = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), wa), _mm_mul_ps(_mm_loadu_ps(r + 12), wb));
+  const __m128 v1 = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 4), wa), _mm_mul_ps(_mm_loadu_ps(r + 16), wb));
+  _mm_storeu_pd(y, _mm_add_pd(_mm_loadu_pd(y), _mm_cvtps_pd(v0)));
+  _mm_storeu_pd(y + 2, _mm_add_pd(_mm_loadu_pd(y + 2), _mm_cvtps_pd(_mm_movehl_ps(v0, v0))));
+  _mm_storeu_pd(y + 4, _mm_add_pd(_mm_loadu_pd(y + 4), _mm_cvtps_pd(v1)));
+  _mm_storeu_pd(y + 6, _mm_add_pd(_mm_loadu_pd(y + 6), _mm_cvtps_pd(_mm_movehl_ps(v1, v1))));
+  y[8] += static_cast<double>(r[8] * w[0] + r[20] * w[1]);
+}
+#endif  // defined(__SSE2__)
+
 // Group g's B^T B x added to y, by the fixed-size kernel when the group is
 // uniform with listed sizes. u: layout.rows[g] + layout.landmark_size[g].
 template <typename Scalar>

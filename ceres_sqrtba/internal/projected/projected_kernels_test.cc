@@ -437,6 +437,53 @@ TYPED_TEST(ProjectedKernels, BackSubstitutionRowsMatchDouble) {
   });
 }
 
+// The damping pass's right-hand side from float weights: per observation
+// the R products and their sum in Scalar (gamma_R of the sum of the terms'
+// absolute values), each observation's sum converted exactly and added in
+// double to what the entry held (gamma_(k+1) of double, k observations). The
+// reference sums the same Scalar inputs in double, where the products are
+// exact. A wrong row, stride, lane or camera offset moves an entry by a whole
+// term.
+TYPED_TEST(ProjectedKernels, RightHandSideRowsInFloat) {
+  ForEachListedShape<TypeParam>(FixedBlockSizesList(), 37, [](auto shape, const KernelProblem&,
+                                                               RandomRows<TypeParam>& data) {
+    using S = decltype(shape);
+    using Scalar = TypeParam;
+    constexpr int kStride = S::kF + S::kE;
+    const ProjectedBlockLayout& layout = data.layout;
+    const int n = data.num_camera_parameters;
+    int compared = 0;
+    for (int g = 0; g < static_cast<int>(layout.rows.size()); ++g) {
+      const int sb = layout.segment_begin[g], k = layout.segment_end[g] - sb, m = layout.rows[g];
+      ASSERT_EQ(m, S::kRow * k);
+      const ProjectedBlockLayout::Item* items = layout.items.data() + layout.segments[sb].item_begin;
+      const Scalar* h = data.h(g);
+      const std::vector<Scalar> w = RandomValues<Scalar>(m, 41 + g);
+      std::vector<double> acc(n), want(n), magnitude(n);
+      for (int i = 0; i < n; ++i) acc[i] = want[i] = magnitude[i] = 0.25 * (i % 5) - 0.5;
+      for (double& v : magnitude) v = std::abs(v);
+      std::vector<double> terms(n, 0.0);
+      for (int o = 0; o < k; ++o) {
+        AddObservationTransposeTimesInDouble<S::kRow, S::kF, kStride>(h + S::kRow * kStride * o, w.data() + S::kRow * o,
+                                                                       acc.data() + items[o].offset);
+        for (int a = 0; a < S::kRow; ++a) {
+          for (int j = 0; j < S::kF; ++j) {
+            const double term = double(h[(S::kRow * o + a) * kStride + j]) * double(w[S::kRow * o + a]);
+            want[items[o].offset + j] += term;
+            terms[items[o].offset + j] += std::abs(term);
+          }
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        const double bound = Gamma<Scalar>(S::kRow) * terms[i] + Gamma<double>(k + 1) * (magnitude[i] + terms[i]);
+        EXPECT_LE(std::abs(acc[i] - want[i]), bound) << Name<S>() << " group " << g << " camera entry " << i;
+        compared += terms[i] > 0;
+      }
+    }
+    EXPECT_GT(compared, 0) << Name<S>();
+  });
+}
+
 // The entry points run the fixed kernels for groups of listed shapes (the
 // same bits), and the dynamic ones for the others.
 TYPED_TEST(ProjectedKernels, GroupEntryPointsDispatch) {

@@ -194,6 +194,9 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   template <typename S>
   void BackSubstituteFixedInScalar(int g, const Scalar* yp, double* y, double* u, double* yl, double* sum) const;
   // acc += Jp^T w over group g's observation rows, w(i): row i's weight.
+  // Float weights on float rows of a listed shape (the batched QR in float)
+  // are summed per observation in float and added in double
+  // (AddObservationTransposeTimesInDouble); every other case in double.
   template <typename W>
   void AddRowsTransposeTimesWeights(int g, const W& w, double* acc) const;
 
