@@ -149,6 +149,13 @@ def linear_iteration_speedup(slow, fast):
     return _run_ratio(slow, fast, lambda d: analysis.seconds_per_linear_iteration(d.rows))
 
 
+def linear_solver_ratio(slow, fast):
+    """Per problem: the summary's "Linear solver" time of `slow` / of `fast`
+    (the whole run's linear solves, setup and back substitution included;
+    Ceres counts the same)."""
+    return _run_ratio(slow, fast, lambda d: d.run.get("linear_solver_seconds"))
+
+
 def memory_ratio(solver, reference):
     """Per problem: peak resident memory of `solver` / of `reference`."""
     return _run_ratio(solver, reference, lambda d: d.run.get("peak_rss_mib"))
@@ -222,6 +229,27 @@ TARGETS = (
     Target("single-switch-after-1e-4",
            "sqrt-single: iterations from reaching τ=1e-4 to its switch to double (∞: none)",
            switch_margin(SINGLE), "every", ">=", 1.0),
+    # Issue #30, single precision that pays.
+    Target("linear-solver-double-vs-single",
+           "linear solver time, sqrt-double / sqrt-single (x)",
+           linear_solver_ratio(DOUBLE, SINGLE), "median", ">=", 1.6),
+    Target("linear-solver-double-vs-single-every",
+           "linear solver time, sqrt-double / sqrt-single on every problem (x)",
+           linear_solver_ratio(DOUBLE, SINGLE), "every", ">=", 1.3),
+    Target("single-vs-double-1e-3-median", "sqrt-single vs sqrt-double, τ=1e-3 (x)",
+           speedup(SINGLE, DOUBLE, 1e-3), "median", ">=", 1.1),
+    Target("single-vs-best-ceres22-1e-2-issue30",
+           "sqrt-single sooner than best Ceres 2.2, τ=1e-2, issue #30 (x)",
+           speedup_over_reference(SINGLE, 1e-2), "median", ">=", 2.5),
+    Target("single-vs-best-ceres22-1e-3-issue30",
+           "sqrt-single sooner than best Ceres 2.2, τ=1e-3, issue #30 (x)",
+           speedup_over_reference(SINGLE, 1e-3), "median", ">=", 2.5),
+    Target("single-vs-best-ceres22-1e-2-every-issue30",
+           "sqrt-single sooner than best Ceres 2.2 on every problem, τ=1e-2, issue #30 (x)",
+           speedup_over_reference(SINGLE, 1e-2), "every", ">=", 1.8),
+    Target("single-vs-best-ceres22-1e-3-every-issue30",
+           "sqrt-single sooner than best Ceres 2.2 on every problem, τ=1e-3, issue #30 (x)",
+           speedup_over_reference(SINGLE, 1e-3), "every", ">=", 1.8),
     Target("single-iteration-0", "time at iteration 0, sqrt-single / best Ceres 2.2",
            iteration_zero_ratio(SINGLE), "every", "<=", 0.5),
     Target("evaluator-jacobian-floor",

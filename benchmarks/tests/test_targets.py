@@ -83,6 +83,18 @@ class SpeedupTest(unittest.TestCase):
         r = targets.evaluate(target("single-vs-double-1e-3"), results)
         self.assertAlmostEqual(r.value, 0.99)
         self.assertEqual(r.verdict, "FAIL")
+        # Issue #30's median: 1.2 and 0.99, median 1.095 < 1.1.
+        median = targets.evaluate(target("single-vs-double-1e-3-median"), results)
+        self.assertAlmostEqual(median.value, 1.095)
+        self.assertEqual(median.verdict, "FAIL")
+
+    def test_issue30_bars_against_the_best_ceres22_solver(self):
+        results = [result("p1", {"sqrt-single": 1.0, "ceres22-implicit": 3.0}),
+                   result("p2", {"sqrt-single": 1.0, "ceres22-implicit": 1.9})]
+        median = targets.evaluate(target("single-vs-best-ceres22-1e-3-issue30"), results)
+        self.assertEqual((median.value, median.verdict), (2.45, "FAIL"))
+        every = targets.evaluate(target("single-vs-best-ceres22-1e-2-every-issue30"), results)
+        self.assertEqual((every.value, every.verdict), (1.9, "pass"))
 
 
 class RunBasedTargetsTest(unittest.TestCase):
@@ -137,6 +149,26 @@ class RunBasedTargetsTest(unittest.TestCase):
         runs = {"sqrt-single": run_data(single), "sqrt-double": run_data(double)}
         measure = targets.linear_iteration_speedup("sqrt-double", "sqrt-single")
         self.assertAlmostEqual(measure([result("p", {}, runs=runs)], None)[0], 2.5)
+
+    def test_linear_solver_time_double_over_single(self):
+        # The summary's linear solver time, not the trace's iterations: 1.5 s
+        # against 0.6 s is 2.5 on "a"; "b" is 1.2; "c" has no single run.
+        def pair(single, double):
+            return {"sqrt-single": run_data(rows(1.0, 10), linear_solver_seconds=single),
+                    "sqrt-double": run_data(rows(1.0, 10), linear_solver_seconds=double)}
+        results = [result("a", {}, runs=pair(0.6, 1.5)), result("b", {}, runs=pair(1.0, 1.2)),
+                   result("c", {}, runs={"sqrt-double": run_data(rows(1.0, 10), linear_solver_seconds=1.0)})]
+        measure = targets.linear_solver_ratio("sqrt-double", "sqrt-single")
+        values = measure(results, None)
+        self.assertEqual(len(values), 2)
+        self.assertAlmostEqual(values[0], 2.5)
+        self.assertAlmostEqual(values[1], 1.2)
+        median = targets.evaluate(target("linear-solver-double-vs-single"), results)
+        self.assertAlmostEqual(median.value, 1.85)
+        self.assertEqual(median.verdict, "pass")
+        every = targets.evaluate(target("linear-solver-double-vs-single-every"), results)
+        self.assertAlmostEqual(every.value, 1.2)
+        self.assertEqual(every.verdict, "FAIL")
 
     def test_memory_ratio_and_peak_memory(self):
         runs = {"sqrt-single": run_data(rows(1, 1), peak_rss_mib=150.0),
