@@ -56,7 +56,7 @@ struct ProductData {
   int landmarks = 0, k = 0, cameras = 0;
   // per_landmark: landmark l's rows from hot[l * k * kR * kStride].
   std::vector<Scalar> hot;
-  std::vector<ProjectedBlockLayout::Item> items;  // per observation
+  std::vector<int> items;  // per observation: its camera's offset in x
   // lane_interleaved: batch b, observation s, row a, column c, lane i at
   // lanes[((b * k + s) * kR + a) * kStride + c][i]; camera offsets
   // offsets[(b * k + s) * L + i] (a lane past the last landmark: zero rows,
@@ -77,11 +77,7 @@ struct ProductData {
     for (Scalar& v : hot) v = static_cast<Scalar>(value(rng));
     items.resize(static_cast<size_t>(landmarks) * k);
     for (size_t o = 0; o < items.size(); ++o) {
-      items[o].offset = camera(rng) * kF;
-      items[o].size = kF;
-      items[o].column = 0;
-      items[o].row = static_cast<int>(o % k) * kR;
-      items[o].rows = kR;
+      items[o] = camera(rng) * kF;
     }
     const int batches = (landmarks + L - 1) / L;
     lanes.assign(static_cast<size_t>(batches) * k * kR * kStride, LaneVector<Scalar>::Zero());
@@ -89,7 +85,7 @@ struct ProductData {
     for (int l = 0; l < landmarks; ++l) {
       const int b = l / L, i = l % L;
       for (int s = 0; s < k; ++s) {
-        offsets[(static_cast<size_t>(b) * k + s) * L + i] = items[static_cast<size_t>(l) * k + s].offset;
+        offsets[(static_cast<size_t>(b) * k + s) * L + i] = items[static_cast<size_t>(l) * k + s];
         for (int a = 0; a < kR; ++a) {
           for (int c = 0; c < kStride; ++c) {
             lanes[((static_cast<size_t>(b) * k + s) * kR + a) * kStride + c][i] =

@@ -36,6 +36,32 @@ void PlaceInOrder(ProjectedBlockLayout* layout) {
 
 }  // namespace
 
+void ProjectedBlockLayout::FindRuns() {
+  ProjectedBlockLayout& l = *this;
+  const int n = static_cast<int>(l.order.size());
+  l.item_offset.resize(l.items.size());
+  for (size_t i = 0; i < l.items.size(); ++i) l.item_offset[i] = l.items[i].offset;
+  l.position_observations.resize(n);
+  l.run_length.assign(n, 0);
+  // A group that may join a run: uniform with listed sizes, with cameras.
+  auto listed = [&](int g) {
+    bool fixed = false;
+    DispatchBlockSizes(l.uniform_sizes[g], [&](auto f) { fixed = decltype(f)::kFixed; });
+    return fixed && l.camera_width[g] > 0;
+  };
+  for (int p = n - 1; p >= 0; --p) {
+    const int g = l.order[p];
+    l.position_observations[p] = l.segment_end[g] - l.segment_begin[g];
+    if (!listed(g)) continue;
+    const bool joins = p + 1 < n && l.run_length[p + 1] > 0 && l.uniform_sizes[l.order[p + 1]] == l.uniform_sizes[g];
+    l.run_length[p] = joins ? l.run_length[p + 1] + 1 : 1;
+    // Neighbours in storage: the next group's rows and items follow.
+    DCHECK(!joins || l.hot_offset[l.order[p + 1]] ==
+                         l.hot_offset[g] + static_cast<int64_t>(l.rows[g]) * l.hot_stride(g));
+    DCHECK(!joins || l.segment_begin[l.order[p + 1]] == l.segment_end[g]);
+  }
+}
+
 ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
   const int n = static_cast<int>(s.groups.size());
   rows.resize(n);
@@ -137,6 +163,7 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
   order.resize(n);
   std::iota(order.begin(), order.end(), 0);
   PlaceInOrder(this);
+  FindRuns();
 }
 
 
@@ -194,6 +221,7 @@ void ProjectedBlockLayout::PlaceInShapeOrder(const WorkPartition& partition) {
   // entry_items keeps each entry's items in row order: a group's items keep
   // their relative order above.
   for (int& it : entry_items) it = item_position[it];
+  FindRuns();
 }
 
 }  // namespace internal

@@ -50,6 +50,10 @@ struct ProjectedBlockLayout {
   // order (header comment). Depends on the structure and the partition only,
   // not on the number of threads. Linear in the number of groups.
   void PlaceInShapeOrder(const WorkPartition& partition);
+  // run_length, position_observations and item_offset from order,
+  // uniform_sizes, segments and items; the constructor and
+  // PlaceInShapeOrder call it.
+  void FindRuns();
 
   // The rows of one residual block inside its group.
   struct Segment {
@@ -94,6 +98,18 @@ struct ProjectedBlockLayout {
   // Per group: its sizes (row, e, f) if it is uniform (header comment), all
   // kDynamic otherwise. The kernels dispatch on them.
   std::vector<BlockSizes> uniform_sizes;
+  // Runs, for the product (MultiplyNormalRun, projected_kernels.h): per
+  // storage position p, how many positions from p on up to the end of its
+  // run, a run being neighbours in storage whose groups are uniform with the
+  // same listed sizes (fixed_size_dispatch.h); 0 for the other groups. A run
+  // crosses chunk boundaries; a pass over a range of positions cuts it.
+  std::vector<int> run_length;
+  // Per storage position: the number of observations (residual blocks) of
+  // the group stored there.
+  std::vector<int> position_observations;
+  // Per item: items[i].offset, the camera offsets alone (4 bytes per
+  // observation, where the items take 24), in the items' (storage) order.
+  std::vector<int> item_offset;
   // Per entry of ProblemStructure::residual_parameters: compact camera column,
   // kLandmark or kConstant.
   std::vector<int> column;
@@ -111,7 +127,8 @@ struct ProjectedBlockLayout {
     return VectorBytes(order) + VectorBytes(rows) + VectorBytes(camera_width) + VectorBytes(landmark_size) + VectorBytes(hot_offset) +
            VectorBytes(cold_offset) + VectorBytes(r_offset) + VectorBytes(segment_begin) + VectorBytes(segment_end) + VectorBytes(segments) +
            VectorBytes(items) + VectorBytes(entry_item_begin) + VectorBytes(entry_items) +
-           VectorBytes(uniform_sizes) + VectorBytes(column) + VectorBytes(work);
+           VectorBytes(uniform_sizes) + VectorBytes(run_length) + VectorBytes(position_observations) +
+           VectorBytes(item_offset) + VectorBytes(column) + VectorBytes(work);
   }
   // Scalars per hot row of group g: compact camera columns, then Q1's row.
   int hot_stride(int g) const { return camera_width[g] + landmark_size[g]; }

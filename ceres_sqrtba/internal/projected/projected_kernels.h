@@ -104,13 +104,12 @@ inline void AddRowsTransposeTimes(const Scalar* r, const Scalar* w, Scalar* y_c,
   Eigen::Map<VF>(y_c) += (... + (Eigen::Map<const VF>(r + A * kStride) * w[A]));
 }
 
-// A uniform group of sizes (R, E, F) with k observations (items: one per
-// observation, in row order): per observation R rows [J (F) | Q1 (E)] back
-// to back. The F-vectors go through Eigen's fixed-size kernels (SIMD
-// packets, summation order fixed by F).
+// A uniform group of sizes (R, E, F) with k observations (offsets: each
+// observation's camera offset in x and y, in row order): per observation R
+// rows [J (F) | Q1 (E)] back to back. The F-vectors go through Eigen's
+// fixed-size kernels (SIMD packets, summation order fixed by F).
 template <int R, int E, int F, typename Scalar>
-inline void MultiplyNormalFixed(const Scalar* __restrict h, int k,
-                                const ProjectedBlockLayout::Item* __restrict items,
+inline void MultiplyNormalFixed(const Scalar* __restrict h, int k, const int* __restrict offsets,
                                 const Scalar* __restrict x, Scalar* __restrict y,
                                 Scalar* __restrict u) {
   static_assert(R > 0 && E > 0 && F > 0, "a fixed-size kernel needs positive sizes");
@@ -120,11 +119,8 @@ inline void MultiplyNormalFixed(const Scalar* __restrict h, int k,
   Scalar t[E];
   for (int c = 0; c < E; ++c) t[c] = 0;
   for (int s = 0; s < k; ++s) {
-    DCHECK_EQ(items[s].size, F);
-    DCHECK_EQ(items[s].column, 0);
-    DCHECK_EQ(items[s].row, R * s);
     const Scalar* r = h + kObservation * s;
-    const Eigen::Map<const VF> xc(x + items[s].offset);
+    const Eigen::Map<const VF> xc(x + offsets[s]);
     Scalar us[R];
     for (int a = 0; a < R; ++a) {
       us[a] = Eigen::Map<const VF>(r + a * kStride).dot(xc);
@@ -146,7 +142,7 @@ inline void MultiplyNormalFixed(const Scalar* __restrict h, int k,
       for (int c = 1; c < E; ++c) p += q[c] * t[c];
       w[a] = u[R * s + a] - p;
     }
-    AddRowsTransposeTimes<F, kStride>(r, w, y + items[s].offset, std::make_integer_sequence<int, R>());
+    AddRowsTransposeTimes<F, kStride>(r, w, y + offsets[s], std::make_integer_sequence<int, R>());
   }
 }
 
@@ -160,9 +156,8 @@ inline __m128 SumPair(__m128 a, __m128 b) {
 // [J_a . x, J_b . x, ., .] for BAL's observation rows r (two hot rows of 12
 // floats: [J0..J3 | J4..J7 | J8 q0 q1 q2]) and its camera's 9 entries x.
 inline __m128 ObservationTimesCamera(const float* r, const float* x) {
-  const __m128 lane0 = _mm_castsi128_ps(_mm_set_epi32(0, 0, 0, -1));
   const __m128 x0 = _mm_loadu_ps(x), x1 = _mm_loadu_ps(x + 4);
-  const __m128 x2 = _mm_and_ps(_mm_set1_ps(x[8]), lane0);
+  const __m128 x2 = _mm_load_ss(x + 8);  // [x8 0 0 0]
   const __m128 pa = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), x0), _mm_mul_ps(_mm_loadu_ps(r + 4), x1)),
                                _mm_mul_ps(_mm_loadu_ps(r + 8), x2));
   const __m128 pb = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 12), x0), _mm_mul_ps(_mm_loadu_ps(r + 16), x1)),
@@ -182,24 +177,20 @@ inline __m128 ObservationTimesCamera(const float* r, const float* x) {
 //   - t = Q1^T u: kept as a register [. t0 t1 t2] over the third packets,
 //     t += P2_0 u_0 + P2_1 u_1 (its lane 0 collects J8 u and is masked off);
 //   - w_a = u_a - q_a . t: the two rows' products reduced together;
-//   - y_c += J_0 w_0 + J_1 w_1: two packets and a scalar.
+//   - y_c += J_0 w_0 + J_1 w_1: two packets, and the third ones' lane 0.
 // The order of every sum is fixed by the code (not by alignment or data),
 // so results are deterministic; they differ from the generic kernel's in
 // rounding only (ProjectedKernels.FixedProductEqualsDynamic).
 template <>
-inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k,
-                                                 const ProjectedBlockLayout::Item* __restrict items,
+inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k, const int* __restrict offsets,
                                                  const float* __restrict x, float* __restrict y,
                                                  float* __restrict u) {
   const __m128 lanes123 = _mm_castsi128_ps(_mm_set_epi32(-1, -1, -1, 0));
   __m128 t = _mm_setzero_ps();
   for (int s = 0; s < k; ++s) {
-    DCHECK_EQ(items[s].size, 9);
-    DCHECK_EQ(items[s].column, 0);
-    DCHECK_EQ(items[s].row, 2 * s);
     const float* r = h + 24 * s;
     const __m128 a2 = _mm_loadu_ps(r + 8), b2 = _mm_loadu_ps(r + 20);
-    const __m128 uu = sse::ObservationTimesCamera(r, x + items[s].offset);  // [u_a, u_b, ., .]
+    const __m128 uu = sse::ObservationTimesCamera(r, x + offsets[s]);  // [u_a, u_b, ., .]
     _mm_storel_pi(reinterpret_cast<__m64*>(u + 2 * s), uu);
     t = _mm_add_ps(t, _mm_add_ps(_mm_mul_ps(a2, _mm_shuffle_ps(uu, uu, 0x00)),
                                  _mm_mul_ps(b2, _mm_shuffle_ps(uu, uu, 0x55))));
@@ -212,12 +203,13 @@ inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k
     const __m128 uu = _mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(u + 2 * s));
     const __m128 ww = _mm_sub_ps(uu, qt);
     const __m128 wa = _mm_shuffle_ps(ww, ww, 0x00), wb = _mm_shuffle_ps(ww, ww, 0x55);
-    float* yc = y + items[s].offset;
+    float* yc = y + offsets[s];
     _mm_storeu_ps(yc, _mm_add_ps(_mm_loadu_ps(yc),
                                  _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), wa), _mm_mul_ps(_mm_loadu_ps(r + 12), wb))));
     _mm_storeu_ps(yc + 4, _mm_add_ps(_mm_loadu_ps(yc + 4), _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 4), wa),
                                                                       _mm_mul_ps(_mm_loadu_ps(r + 16), wb))));
-    yc[8] += r[8] * _mm_cvtss_f32(wa) + r[20] * _mm_cvtss_f32(wb);
+    // Lane 0 of the third packets: yc[8] += J8_a w_a + J8_b w_b.
+    _mm_store_ss(yc + 8, _mm_add_ss(_mm_load_ss(yc + 8), _mm_add_ss(_mm_mul_ss(a2, wa), _mm_mul_ss(b2, wb))));
   }
 }
 #endif  // defined(__SSE2__)
@@ -395,9 +387,40 @@ inline void MultiplyNormalGroup(const ProjectedBlockLayout& layout, int g, const
       DCHECK_EQ(layout.landmark_size[g], S::kE);
       DCHECK_EQ(layout.rows[g], S::kRow * (se - sb));
       MultiplyNormalFixed<S::kRow, S::kE, S::kF>(
-          h, se - sb, layout.items.data() + layout.segments[sb].item_begin, x, y, u);
+          h, se - sb, layout.item_offset.data() + layout.segments[sb].item_begin, x, y, u);
     } else {
       MultiplyNormalDynamic(layout, g, h, x, y, u);
+    }
+  });
+}
+
+// The groups at storage positions [p, p + n), all in one run of a listed
+// shape (ProjectedBlockLayout::run_length), added to y as MultiplyNormalGroup
+// adds them one after the other, with the same bits: their hot rows and
+// camera offsets follow each other in storage, so the walk needs each
+// group's number of observations and nothing else of the layout. hot: the
+// start of the blocks' hot rows.
+template <typename Scalar>
+inline void MultiplyNormalRun(const ProjectedBlockLayout& layout, int p, int n, const Scalar* hot,
+                              const Scalar* x, Scalar* y, Scalar* u) {
+  const int g = layout.order[p];
+  DCHECK_GT(n, 0);
+  DCHECK_LE(n, layout.run_length[p]);
+  DispatchBlockSizes(layout.uniform_sizes[g], [&](auto fixed) {
+    using S = decltype(fixed);
+    if constexpr (S::kFixed) {
+      constexpr int kObservation = S::kRow * (S::kF + S::kE);
+      const Scalar* h = hot + layout.hot_offset[g];
+      const int* offsets = layout.item_offset.data() + layout.segments[layout.segment_begin[g]].item_begin;
+      const int* observations = layout.position_observations.data() + p;
+      for (int l = 0; l < n; ++l) {
+        const int k = observations[l];
+        MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h, k, offsets, x, y, u);
+        h += static_cast<int64_t>(kObservation) * k;
+        offsets += k;
+      }
+    } else {
+      LOG(FATAL) << "a run of groups of no listed shape";
     }
   });
 }

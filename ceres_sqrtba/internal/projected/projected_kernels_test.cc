@@ -18,6 +18,7 @@
 // about b itself.
 #include "ceres_sqrtba/internal/projected/projected_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
 #include "fused_multiply_add.h"
@@ -166,9 +168,9 @@ struct RandomRows {
   template <typename S>
   std::vector<Scalar> FixedProduct(int g) {
     const int sb = layout.segment_begin[g], k = layout.segment_end[g] - sb;
-    const ProjectedBlockLayout::Item* items = layout.items.data() + layout.segments[sb].item_begin;
+    const int* offsets = layout.item_offset.data() + layout.segments[sb].item_begin;
     return AddedToZero<Scalar>(num_camera_parameters, [&](Scalar* y) {
-      MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h(g), k, items, x.data(), y, u.data());
+      MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h(g), k, offsets, x.data(), y, u.data());
     });
   }
   std::vector<Scalar> DynamicProduct(int g) {
@@ -482,6 +484,70 @@ TYPED_TEST(ProjectedKernels, RightHandSideRowsInFloat) {
     }
     EXPECT_GT(compared, 0) << Name<S>();
   });
+}
+
+// Runs (ProjectedBlockLayout::run_length): on a problem whose landmarks of
+// size 3 give groups of a listed shape and those of size 4 groups of an
+// unlisted one, in group order (runs cut by every size change) and in shape
+// order (runs as long as a chunk's groups of one shape), every run is of one
+// listed shape and ends where the shape changes, and MultiplyNormalRun adds
+// what MultiplyNormalGroup adds group by group, bit for bit, for the whole
+// run and for a run cut after its first group.
+TYPED_TEST(ProjectedKernels, RunsAddWhatGroupsAdd) {
+  using Scalar = TypeParam;
+  testing::RandomProblemConfig config = UniformConfig(2, 3, 9, 43);
+  config.num_landmarks = 60;
+  config.landmark_sizes = {3, 3, 4};
+  KernelProblem problem(config);
+  ProjectedBlockLayout& layout = *problem.layout;
+  const int n = static_cast<int>(layout.order.size());
+  const WorkPartition partition(n, layout.work, 3, 1);
+  for (const bool shape_order : {false, true}) {
+    if (shape_order) layout.PlaceInShapeOrder(partition);
+    RandomRows<Scalar> data(problem, 47);
+    int runs = 0, longest = 0, outside = 0;
+    for (int p = 0; p < n; ++p) {
+      const int g = layout.order[p];
+      bool listed = false;
+      Dispatched(layout.uniform_sizes[g], &listed);
+      ASSERT_EQ(layout.run_length[p] > 0, listed) << "position " << p;
+      EXPECT_EQ(layout.position_observations[p], layout.segment_end[g] - layout.segment_begin[g]);
+      if (!listed) {
+        ++outside;
+        continue;
+      }
+      const bool next_joins = p + 1 < n && layout.uniform_sizes[layout.order[p + 1]] == layout.uniform_sizes[g];
+      EXPECT_EQ(layout.run_length[p], next_joins ? layout.run_length[p + 1] + 1 : 1) << "position " << p;
+      if (p > 0 && layout.run_length[p - 1] == layout.run_length[p] + 1) continue;  // not a run's start
+      ++runs;
+      longest = std::max(longest, layout.run_length[p]);
+      for (const int count : {1, layout.run_length[p]}) {
+        std::vector<Scalar> by_run(data.num_camera_parameters, Scalar(0)), by_group = by_run;
+        MultiplyNormalRun(layout, p, count, data.hot.data(), data.x.data(), by_run.data(), data.u.data());
+        for (int q = p; q < p + count; ++q) {
+          const int gq = layout.order[q];
+          MultiplyNormalGroup(layout, gq, data.h(gq), data.x.data(), by_group.data(), data.u.data());
+        }
+        ASSERT_EQ(by_run, by_group) << "run at " << p << ", " << count << " groups, shape order " << shape_order;
+      }
+    }
+    EXPECT_GT(runs, 1);
+    // Group order: sizes 3, 3, 4 in turn, runs of two; shape order: longer.
+    EXPECT_GE(longest, shape_order ? 10 : 2);
+    EXPECT_GT(outside, 0);
+    for (size_t i = 0; i < layout.items.size(); ++i) ASSERT_EQ(layout.item_offset[i], layout.items[i].offset);
+  }
+  // Another listed shape inside a run (the layout told so by hand) ends it.
+  int p = 0;
+  while (p < n && layout.run_length[p] < 4) ++p;
+  ASSERT_LT(p, n);
+  const int g = layout.order[p + 2];
+  ASSERT_EQ(layout.uniform_sizes[g], (BlockSizes{2, 3, 9}));
+  layout.uniform_sizes[g] = BlockSizes{2, 3, 6};
+  layout.FindRuns();
+  EXPECT_EQ(layout.run_length[p], 2);
+  EXPECT_EQ(layout.run_length[p + 2], 1);
+  EXPECT_GT(layout.run_length[p + 3], 0);
 }
 
 // The entry points run the fixed kernels for groups of listed shapes (the

@@ -339,8 +339,16 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
 template <typename Scalar>
 void ProjectedLandmarkBlocks<Scalar>::MultiplyNormal(int gb, int ge, const Scalar* x,
                                                      Scalar* y, Scalar* u) const {
-  for (int position = gb; position < ge; ++position) {
-      const int g = layout_.order[position];
+  for (int position = gb; position < ge;) {
+    // A run of groups of one listed shape in one call, the others one by one:
+    // the same bits either way (MultiplyNormalRun).
+    const int run = std::min(layout_.run_length[position], ge - position);
+    if (run > 0) {
+      MultiplyNormalRun(layout_, position, run, hot_.get(), x, y, u);
+      position += run;
+      continue;
+    }
+    const int g = layout_.order[position++];
     if (layout_.camera_width[g] == 0) continue;
     MultiplyNormalGroup(layout_, g, hot(g), x, y, u);
   }
