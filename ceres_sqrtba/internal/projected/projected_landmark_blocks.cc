@@ -359,11 +359,6 @@ void ProjectedLandmarkBlocks<Scalar>::AddCameraGramLower(int g, int e, int n, do
   internal::AddCameraGramLower(layout_, g, e, n, hot(g), acc);
 }
 
-template <typename Scalar>
-void ProjectedLandmarkBlocks<Scalar>::AddReducedGramLower(int g, int e, int n, Scalar* acc) const {
-  AddReducedGramLowerGroup(layout_, g, e, n, hot(g), acc);
-}
-
 template class ProjectedLandmarkBlocks<float>;
 template class ProjectedLandmarkBlocks<double>;
 

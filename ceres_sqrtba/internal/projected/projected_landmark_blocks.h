@@ -57,6 +57,7 @@
 #include "ceres_sqrtba/internal/projected/batched_thin_qr.h"
 #include "ceres_sqrtba/internal/projected/landmark_batches.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
+#include "ceres_sqrtba/internal/projected/projected_kernels.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -141,8 +142,11 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // sizes (projected_kernels.h) and the camera has one residual block in it,
   // as in BAL, the R x R projector M = I - q q^T of its rows is formed first
   // and Jc^T M Jc is added in SIMD packets, which also writes some entries
-  // above the diagonal (never read).
-  void AddReducedGramLower(int g, int e, int n, Scalar* acc) const;
+  // above the diagonal (never read). Inline: it runs once per (landmark,
+  // camera) pair, inside the preconditioner's loop over a group's cameras.
+  void AddReducedGramLower(int g, int e, int n, Scalar* acc) const {
+    AddReducedGramLowerGroup(layout_, g, e, n, hot(g), acc);
+  }
 
   // Back substitution y_l = R^-1 Q1^T (r - Jp y_p) (paper eq. (backsub_nm)),
   // y in the tangent layout with y_p set; writes y_l and returns
