@@ -207,19 +207,24 @@ def evaluator_ratio(column):
     return measure
 
 
+def single_vs_best_ceres22(aggregate, threshold, issue=None):
+    """sqrt-single against the best Ceres 2.2 solver at tau = 1e-2 and 1e-3,
+    as two targets of one aggregate and bar (issue: the number of the issue
+    that set a later bar, in key and description)."""
+    every = aggregate == "every"
+    return tuple(
+        Target("single-vs-best-ceres22-%s%s%s" % (name, "-every" if every else "",
+                                                  "-issue%d" % issue if issue else ""),
+               "sqrt-single sooner than best Ceres 2.2%s, τ=%s%s (x)"
+               % (" on every problem" if every else "", name,
+                  ", issue #%d" % issue if issue else ""),
+               speedup_over_reference(SINGLE, tau), aggregate, ">=", threshold)
+        for name, tau in (("1e-2", 1e-2), ("1e-3", 1e-3)))
+
+
 TARGETS = (
-    Target("single-vs-best-ceres22-1e-2",
-           "sqrt-single sooner than best Ceres 2.2, τ=1e-2 (x)",
-           speedup_over_reference(SINGLE, 1e-2), "median", ">=", 2.0),
-    Target("single-vs-best-ceres22-1e-3",
-           "sqrt-single sooner than best Ceres 2.2, τ=1e-3 (x)",
-           speedup_over_reference(SINGLE, 1e-3), "median", ">=", 2.0),
-    Target("single-vs-best-ceres22-1e-2-every",
-           "sqrt-single sooner than best Ceres 2.2 on every problem, τ=1e-2 (x)",
-           speedup_over_reference(SINGLE, 1e-2), "every", ">=", 1.5),
-    Target("single-vs-best-ceres22-1e-3-every",
-           "sqrt-single sooner than best Ceres 2.2 on every problem, τ=1e-3 (x)",
-           speedup_over_reference(SINGLE, 1e-3), "every", ">=", 1.5),
+    *single_vs_best_ceres22("median", 2.0),
+    *single_vs_best_ceres22("every", 1.5),
     Target("single-accuracy", "sqrt-single final cost, relative gap to f*",
            final_cost_gap(SINGLE), "every", "<=", 1e-4),
     Target("single-vs-double-1e-2", "sqrt-single vs sqrt-double on every problem, τ=1e-2 (x)",
@@ -238,18 +243,8 @@ TARGETS = (
            linear_solver_ratio(DOUBLE, SINGLE), "every", ">=", 1.3),
     Target("single-vs-double-1e-3-median", "sqrt-single vs sqrt-double, τ=1e-3 (x)",
            speedup(SINGLE, DOUBLE, 1e-3), "median", ">=", 1.1),
-    Target("single-vs-best-ceres22-1e-2-issue30",
-           "sqrt-single sooner than best Ceres 2.2, τ=1e-2, issue #30 (x)",
-           speedup_over_reference(SINGLE, 1e-2), "median", ">=", 2.5),
-    Target("single-vs-best-ceres22-1e-3-issue30",
-           "sqrt-single sooner than best Ceres 2.2, τ=1e-3, issue #30 (x)",
-           speedup_over_reference(SINGLE, 1e-3), "median", ">=", 2.5),
-    Target("single-vs-best-ceres22-1e-2-every-issue30",
-           "sqrt-single sooner than best Ceres 2.2 on every problem, τ=1e-2, issue #30 (x)",
-           speedup_over_reference(SINGLE, 1e-2), "every", ">=", 1.8),
-    Target("single-vs-best-ceres22-1e-3-every-issue30",
-           "sqrt-single sooner than best Ceres 2.2 on every problem, τ=1e-3, issue #30 (x)",
-           speedup_over_reference(SINGLE, 1e-3), "every", ">=", 1.8),
+    *single_vs_best_ceres22("median", 2.5, issue=30),
+    *single_vs_best_ceres22("every", 1.8, issue=30),
     Target("single-iteration-0", "time at iteration 0, sqrt-single / best Ceres 2.2",
            iteration_zero_ratio(SINGLE), "every", "<=", 0.5),
     Target("evaluator-jacobian-floor",
