@@ -164,6 +164,13 @@ inline __m128 ObservationTimesCamera(const float* r, const float* x) {
                                _mm_mul_ps(_mm_loadu_ps(r + 20), x2));
   return SumPair(pa, pb);
 }
+// The first eight camera entries of J_a^T w_a + J_b^T w_b for BAL's two hot
+// rows r (as above), wa and wb the weights broadcast: entries 0-3 in *v0,
+// 4-7 in *v1 (entry 8 is lane 0 of the rows' third packets).
+inline void ObservationTransposeTimes(const float* r, __m128 wa, __m128 wb, __m128* v0, __m128* v1) {
+  *v0 = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), wa), _mm_mul_ps(_mm_loadu_ps(r + 12), wb));
+  *v1 = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 4), wa), _mm_mul_ps(_mm_loadu_ps(r + 16), wb));
+}
 }  // namespace sse
 
 // The most common shape, BAL's (2, 3, 9), in float, with SSE's four-float
@@ -204,10 +211,10 @@ inline void MultiplyNormalFixed<2, 3, 9, float>(const float* __restrict h, int k
     const __m128 ww = _mm_sub_ps(uu, qt);
     const __m128 wa = _mm_shuffle_ps(ww, ww, 0x00), wb = _mm_shuffle_ps(ww, ww, 0x55);
     float* yc = y + offsets[s];
-    _mm_storeu_ps(yc, _mm_add_ps(_mm_loadu_ps(yc),
-                                 _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), wa), _mm_mul_ps(_mm_loadu_ps(r + 12), wb))));
-    _mm_storeu_ps(yc + 4, _mm_add_ps(_mm_loadu_ps(yc + 4), _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 4), wa),
-                                                                      _mm_mul_ps(_mm_loadu_ps(r + 16), wb))));
+    __m128 v0, v1;
+    sse::ObservationTransposeTimes(r, wa, wb, &v0, &v1);
+    _mm_storeu_ps(yc, _mm_add_ps(_mm_loadu_ps(yc), v0));
+    _mm_storeu_ps(yc + 4, _mm_add_ps(_mm_loadu_ps(yc + 4), v1));
     // Lane 0 of the third packets: yc[8] += J8_a w_a + J8_b w_b.
     _mm_store_ss(yc + 8, _mm_add_ss(_mm_load_ss(yc + 8), _mm_add_ss(_mm_mul_ss(a2, wa), _mm_mul_ss(b2, wb))));
   }
@@ -363,9 +370,8 @@ template <>
 inline void AddObservationTransposeTimesInDouble<2, 9, 12, float>(const float* __restrict r,
                                                                   const float* __restrict w,
                                                                   double* __restrict y) {
-  const __m128 wa = _mm_set1_ps(w[0]), wb = _mm_set1_ps(w[1]);
-  const __m128 v0 = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r), wa), _mm_mul_ps(_mm_loadu_ps(r + 12), wb));
-  const __m128 v1 = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(r + 4), wa), _mm_mul_ps(_mm_loadu_ps(r + 16), wb));
+  __m128 v0, v1;
+  sse::ObservationTransposeTimes(r, _mm_set1_ps(w[0]), _mm_set1_ps(w[1]), &v0, &v1);
   _mm_storeu_pd(y, _mm_add_pd(_mm_loadu_pd(y), _mm_cvtps_pd(v0)));
   _mm_storeu_pd(y + 2, _mm_add_pd(_mm_loadu_pd(y + 2), _mm_cvtps_pd(_mm_movehl_ps(v0, v0))));
   _mm_storeu_pd(y + 4, _mm_add_pd(_mm_loadu_pd(y + 4), _mm_cvtps_pd(v1)));
@@ -420,7 +426,12 @@ inline void MultiplyNormalRun(const ProjectedBlockLayout& layout, int p, int n, 
         offsets += k;
       }
     } else {
-      LOG(FATAL) << "a run of groups of no listed shape";
+      // Not a run (run_length says otherwise): group by group.
+      DCHECK(false) << "a run of groups of no listed shape";
+      for (int q = p; q < p + n; ++q) {
+        const int gq = layout.order[q];
+        MultiplyNormalGroup(layout, gq, hot + layout.hot_offset[gq], x, y, u);
+      }
     }
   });
 }
