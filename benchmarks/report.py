@@ -208,6 +208,13 @@ def collect_machine_info(threads, binary, repo_root, common_flags, ceres22_binar
     return info
 
 
+def describe_baseline(binary, repo_root):
+    """The baseline binary and the commit of the checkout it was built in
+    (the git work tree holding it, if any)."""
+    commit = _git_commit(os.path.dirname(os.path.abspath(binary)))
+    return "%s (commit %s)" % (_display_path(binary, repo_root), commit)
+
+
 def save_machine_info(out_dir, info):
     with open(os.path.join(out_dir, MACHINE_JSON), "w") as f:
         json.dump(info, f, indent=1)
@@ -353,7 +360,8 @@ def _machine_table(machine):
 
 def _flags_table(solver_names):
     programs = {solvers.SQRTBA: "this project's bundle_adjuster",
-                solvers.CERES22: "Ceres 2.2's bundle_adjuster"}
+                solvers.CERES22: "Ceres 2.2's bundle_adjuster",
+                solvers.BASELINE: "this project's bundle_adjuster, earlier build (baseline binary)"}
     rows = [(n, programs[solvers.by_name(n).program], "`%s`" % " ".join(solvers.by_name(n).flags))
             for n in solver_names if n in solvers.solver_names()]
     return md_table(("solver", "program", "flags (added to its program's common flags above)"),

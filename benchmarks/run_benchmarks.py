@@ -73,8 +73,9 @@ def _solver_epilog():
     lines = ["every run of our binary gets: " + " ".join(solvers.common_flags("N", "T")),
              "every run of Ceres 2.2's gets: --input=<plain-text BAL> " + " ".join(
                  solvers.common_flags("N", "T", solvers.CERES22)), "solvers:"]
-    lines += ["  %-22s %s%s" % (s.name, "[2.2] " if s.program == solvers.CERES22 else "",
-                                " ".join(s.flags)) for s in solvers.SOLVERS]
+    marks = {solvers.CERES22: "[2.2] ", solvers.BASELINE: "[--baseline-binary] "}
+    lines += ["  %-22s %s%s" % (s.name, marks.get(s.program, ""), " ".join(s.flags))
+              for s in solvers.SOLVERS]
     return "\n".join(lines)
 
 
@@ -120,6 +121,10 @@ def build_parser():
                            "<prefix>/bin/bundle_adjuster of scripts/build_ceres22.sh, which "
                            "builds Ceres 2.2 once per machine, about 10 minutes, if it is not "
                            "cached yet); 'none': report the ceres22-* solvers as not run")
+    runs.add_argument("--baseline-binary", metavar="PATH",
+                      help="an earlier build of the example binary for the baseline-* "
+                           "solvers (run with our flags, interleaved with ours: 'no slower "
+                           "than before' within one run); without it they are not run")
     runs.add_argument("--keep-inputs", action="store_true",
                       help="keep the plain-text BAL files written for Ceres 2.2 (inputs/ in "
                            "the results folder; removed after each problem otherwise)")
@@ -273,7 +278,19 @@ def _copy_run_files(src_dir, run, out_dir):
 
 def _common_flags(args):
     return {program: solvers.common_flags(args.num_iterations, args.threads, program)
-            for program in (solvers.SQRTBA, solvers.CERES22)}
+            for program in (solvers.SQRTBA, solvers.CERES22, solvers.BASELINE)}
+
+
+def find_baseline_binary(args, solver_names):
+    """(path, note) of the earlier build for the baseline-* solvers; path None
+    when it is not available (or not needed), note saying why."""
+    if not any(solvers.program_of(n) == solvers.BASELINE for n in solver_names):
+        return None, "no baseline-* solver selected"
+    if not args.baseline_binary:
+        return None, "not run: no --baseline-binary given"
+    if not os.path.exists(args.baseline_binary):
+        return None, "not run: --baseline-binary %s does not exist" % args.baseline_binary
+    return os.path.abspath(args.baseline_binary), ""
 
 
 def _prepare_input(args, problem, out_dir, names, ceres22_binary):
@@ -301,10 +318,16 @@ def run_all(args, problem_list, out_dir):
     ceres22_binary, ceres22_note = find_ceres22_binary(args, args.solvers)
     if ceres22_note and ceres22_binary is None and "selected" not in ceres22_note:
         print("Ceres 2.2: %s" % ceres22_note, flush=True)
-    binaries = {solvers.SQRTBA: args.binary, solvers.CERES22: ceres22_binary}
-    report.save_machine_info(out_dir, report.collect_machine_info(
+    baseline_binary, baseline_note = find_baseline_binary(args, args.solvers)
+    binaries = {solvers.SQRTBA: args.binary, solvers.CERES22: ceres22_binary,
+                solvers.BASELINE: baseline_binary}
+    notes = {solvers.CERES22: ceres22_note, solvers.BASELINE: baseline_note}
+    machine = report.collect_machine_info(
         args.threads, os.path.abspath(args.binary), REPO_ROOT, common[solvers.SQRTBA],
-        ceres22_binary, common[solvers.CERES22], ceres22_note))
+        ceres22_binary, common[solvers.CERES22], ceres22_note)
+    if baseline_binary:
+        machine["baseline binary"] = report.describe_baseline(baseline_binary, REPO_ROOT)
+    report.save_machine_info(out_dir, machine)
     repeat = args.repeat
     total = len(problem_list) * len(args.solvers) * repeat
     runs, all_runs, index = [], [], 0
@@ -319,7 +342,7 @@ def run_all(args, problem_list, out_dir):
                 solver = solvers.by_name(name)
                 binary = binaries[solver.program]
                 if binary is None:
-                    run = runner.not_run(problem, solver, args.threads, ceres22_note)
+                    run = runner.not_run(problem, solver, args.threads, notes.get(solver.program, ""))
                 elif solver.program == solvers.CERES22 and plain_bal is None:
                     run = runner.not_run(problem, solver, args.threads, input_error,
                                          bench_io.STATUS_FAILED)
@@ -408,7 +431,8 @@ def make_report(out_dir, runs, docs_path=None):
 def _dry_run(args, problem_list):
     common = _common_flags(args)
     ceres22 = args.ceres22_binary or "<ceres-2.2 prefix>/bin/bundle_adjuster"
-    binaries = {solvers.SQRTBA: args.binary, solvers.CERES22: ceres22}
+    binaries = {solvers.SQRTBA: args.binary, solvers.CERES22: ceres22,
+                solvers.BASELINE: args.baseline_binary or "<--baseline-binary>"}
     for problem in problem_list:
         plain_bal = problems.plain_bal_path(problem, os.path.join(args.out or "<out>", INPUTS_DIR))
         for name in args.solvers:

@@ -1,6 +1,6 @@
 """The solver configurations compared by the benchmark driver, in one place.
 
-A solver is run by one of two programs:
+A solver is run by one of three programs:
 
 - "sqrtba": this project's example binary (examples/bundle_adjuster), which
   runs the square-root solvers and, through ceres_sqrtba::Solve's
@@ -9,7 +9,11 @@ A solver is run by one of two programs:
   by scripts/build_ceres22.sh.  It reads plain-text BAL files only, prints its
   progress table and FullReport to stdout and has its own flag set; the
   driver converts what it prints into the same trace and summary files
-  (ceres22_output.py).
+  (ceres22_output.py);
+- "baseline": this project's example binary built from an earlier commit
+  (run_benchmarks.py --baseline-binary), run with the same flags as ours, so
+  that "no slower than before" is measured within one run, interleaved with
+  the current binary, instead of against an older results folder.
 
 Every run gets common_flags(program, ...) plus the flags of its entry in
 SOLVERS.  The table is the only place that knows solver flags: the driver,
@@ -27,6 +31,7 @@ Solver = namedtuple("Solver", "name family flags program")
 
 SQRTBA = "sqrtba"
 CERES22 = "ceres22"
+BASELINE = "baseline"
 
 SOLVERS = (
     Solver("sqrt-single", "sqrt",
@@ -67,6 +72,12 @@ SOLVERS = (
            ("--linear_solver=iterative_schur", "--preconditioner=cluster_jacobi"), CERES22),
     Solver("ceres22-cluster-tridiagonal", "ceres22",
            ("--linear_solver=iterative_schur", "--preconditioner=cluster_tridiagonal"), CERES22),
+    # The iterative square-root solver of an earlier build of this project
+    # (--baseline-binary): the same flags as sqrt-single / sqrt-double.
+    Solver("baseline-single", "baseline",
+           ("--linear_solver=sqrt_iterative_schur", "--precision=single"), BASELINE),
+    Solver("baseline-double", "baseline",
+           ("--linear_solver=sqrt_iterative_schur", "--precision=double"), BASELINE),
     # The Ceres our example binary is linked with (Ceres 2.1 from Debian).
     Solver("ceres-implicit", "ceres",
            ("--linear_solver=iterative_schur", "--preconditioner=schur_jacobi"), SQRTBA),
@@ -92,7 +103,8 @@ DEFAULT_NUM_ITERATIONS = 50
 
 def common_flags(num_iterations, num_threads, program=SQRTBA):
     """Flags shared by every solver of `program`, so that runs differ only by
-    solver and both binaries solve the same problem the same way:
+    solver and all binaries solve the same problem the same way (the baseline
+    build gets ours):
 
     - the same iterations, Huber loss, eta, PCG limit and threads;
     - Ceres 2.2's example always sets parameter_tolerance = 1e-16 (2.1's
@@ -115,7 +127,7 @@ def common_flags(num_iterations, num_threads, program=SQRTBA):
 # Run when --solvers is not given: the square-root solvers (iterative in both
 # precisions, direct) and every Ceres 2.2 solver. The explicit square-root
 # variants and the linked Ceres 2.1 are for comparisons: name them with
-# --solvers.
+# --solvers (the baseline-* solvers with --baseline-binary).
 DEFAULT_SOLVERS = ("sqrt-single", "sqrt-double", "sqrt-sparse", "ceres22-implicit", "ceres22-explicit",
                    "ceres22-sparse-schur", "ceres22-power-series")
 

@@ -27,6 +27,12 @@ Target = namedtuple("Target", "key description measure aggregate op threshold")
 TargetResult = namedtuple("TargetResult", "target value median low high count verdict")
 
 SINGLE, DOUBLE = "sqrt-single", "sqrt-double"
+# The same solver in an earlier build (run_benchmarks.py --baseline-binary).
+BASELINE_DOUBLE = "baseline-double"
+# "No slower than before": sqrt-double's solver time may exceed the earlier
+# build's by this machine's run-to-run spread of a representative run (the
+# driver's --repeat help: 5-10%), not more.
+BASELINE_SPREAD = 1.05
 SCALING_SOLVER = SINGLE
 MEMORY_REFERENCE = "ceres22-implicit"
 # "Linear in observations": the log-log slope of time per iteration may not
@@ -156,6 +162,12 @@ def linear_solver_ratio(slow, fast):
     return _run_ratio(slow, fast, lambda d: d.run.get("linear_solver_seconds"))
 
 
+def solver_time_ratio(solver, reference):
+    """Per problem: the summary's total solver time of `solver` / of
+    `reference` (for two builds of one solver: the same iterations)."""
+    return _run_ratio(solver, reference, lambda d: d.run.get("solver_seconds"))
+
+
 def memory_ratio(solver, reference):
     """Per problem: peak resident memory of `solver` / of `reference`."""
     return _run_ratio(solver, reference, lambda d: d.run.get("peak_rss_mib"))
@@ -245,6 +257,9 @@ TARGETS = (
            speedup(SINGLE, DOUBLE, 1e-3), "median", ">=", 1.1),
     *single_vs_best_ceres22("median", 2.5, issue=30),
     *single_vs_best_ceres22("every", 1.8, issue=30),
+    Target("double-vs-baseline",
+           "solver time, sqrt-double / baseline-double (the earlier build) on every problem (x)",
+           solver_time_ratio(DOUBLE, BASELINE_DOUBLE), "every", "<=", BASELINE_SPREAD),
     Target("single-iteration-0", "time at iteration 0, sqrt-single / best Ceres 2.2",
            iteration_zero_ratio(SINGLE), "every", "<=", 0.5),
     Target("evaluator-jacobian-floor",

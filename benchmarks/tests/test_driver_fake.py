@@ -392,6 +392,41 @@ class Ceres22FailureTest(Workspace):
         self.assertFalse(os.path.exists("/nonexistent/out"))
 
 
+class BaselineBuildTest(Workspace):
+    """baseline-* solvers: an earlier build of our binary, given by
+    --baseline-binary, run with our flags beside ours."""
+
+    def run_with(self, name, args):
+        out = os.path.join(self.tmp, name)
+        completed = e2e_driver.run_driver(
+            FAKE, out, ["--no-bal", "--synthetic", "1k", "--num-iterations", "4", "--solvers",
+                        "sqrt-double,baseline-double"] + args)
+        self.assertEqual(completed.returncode, 0, completed.stderr)
+        self.assertNoErrors(check_results.check(out)[0])
+        with open(os.path.join(out, "targets.csv")) as f:
+            verdicts = {r["target"]: r["verdict"] for r in csv.DictReader(f)}
+        return out, runs_by_solver(out), verdicts
+
+    def test_the_baseline_runs_with_our_flags_and_is_recorded(self):
+        out, runs, verdicts = self.run_with("with", ["--baseline-binary", FAKE])
+        self.assertEqual(runs["baseline-double"]["status"], "ok")
+        self.assertIn("--precision=double", runs["baseline-double"]["command"])
+        self.assertIn("--parameter_tolerance=1e-16", runs["baseline-double"]["command"])
+        self.assertNotEqual(verdicts["double-vs-baseline"], "n/a")
+        text = read(os.path.join(out, "results.md"))
+        self.assertIn("baseline binary", text)
+        self.assertIn("earlier build", text)
+
+    def test_without_the_binary_the_baseline_is_not_run(self):
+        for name, args in (("none", []), ("missing", ["--baseline-binary",
+                                                      os.path.join(self.tmp, "no-such")])):
+            _, runs, verdicts = self.run_with(name, args)
+            self.assertEqual(runs["sqrt-double"]["status"], "ok")
+            self.assertEqual(runs["baseline-double"]["status"], "not run", name)
+            self.assertIn("baseline", runs["baseline-double"]["error"])
+            self.assertEqual(verdicts["double-vs-baseline"], "n/a")
+
+
 class UnstartableBinaryTest(Workspace):
     def test_a_binary_that_cannot_run_is_a_failed_run(self):
         binary = os.path.join(self.tmp, "not_executable")

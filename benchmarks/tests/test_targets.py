@@ -170,6 +170,27 @@ class RunBasedTargetsTest(unittest.TestCase):
         self.assertAlmostEqual(every.value, 1.2)
         self.assertEqual(every.verdict, "FAIL")
 
+    def test_double_no_slower_than_the_baseline_build(self):
+        # Solver time of sqrt-double over the earlier build's: "a" 1.02 is
+        # within the spread, "b" 1.10 is not; "c" ran without the baseline
+        # (not run: left out).
+        def pair(now, before, status="ok"):
+            return {"sqrt-double": run_data(rows(1.0, 10), solver_seconds=now),
+                    "baseline-double": run_data(rows(1.0, 10) if status == "ok" else None, status,
+                                                solver_seconds=before)}
+        results = [result("a", {}, runs=pair(10.2, 10.0)), result("b", {}, runs=pair(1.1, 1.0)),
+                   result("c", {}, runs=pair(1.0, None, "not run"))]
+        values = targets.solver_time_ratio("sqrt-double", "baseline-double")(results, None)
+        self.assertEqual(len(values), 2)
+        self.assertAlmostEqual(values[0], 1.02)
+        self.assertAlmostEqual(values[1], 1.1)
+        every = targets.evaluate(target("double-vs-baseline"), results)
+        self.assertAlmostEqual(every.value, 1.1)
+        self.assertEqual(every.verdict, "FAIL")
+        within = targets.evaluate(target("double-vs-baseline"), results[:1])
+        self.assertEqual(within.verdict, "pass")
+        self.assertEqual(targets.evaluate(target("double-vs-baseline"), results[2:]).verdict, "n/a")
+
     def test_memory_ratio_and_peak_memory(self):
         runs = {"sqrt-single": run_data(rows(1, 1), peak_rss_mib=150.0),
                 "ceres22-implicit": run_data(rows(1, 1), peak_rss_mib=100.0)}
