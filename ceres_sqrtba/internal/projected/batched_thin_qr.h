@@ -93,7 +93,9 @@ void BatchedThinQrOfSize(int rows, int runtime_d, V* a, V* q, V* beta, V* r) {
       if (c < i) r[i * d + c] = zero;
     }
   }
-  // Q^_1 = H_0 H_1 ... H_{d-1} [I_d; 0], applied from the last reflector.
+  // Q^_1 = H_0 H_1 ... H_{d-1} [I_d; 0], applied from the last reflector,
+  // to columns j..d-1 only: columns c < j are e_c, zero on H_j's rows, and
+  // would stay exactly as they are (thin_qr.h).
   for (int c = 0; c < d; ++c) {
     V* col = q + c * n;
     for (int i = 0; i < n; ++i) col[i] = zero;
@@ -101,7 +103,7 @@ void BatchedThinQrOfSize(int rows, int runtime_d, V* a, V* q, V* beta, V* r) {
   }
   for (int j = d - 1; j >= 0; --j) {
     const V* v = a + j * n;
-    for (int c = 0; c < d; ++c) {
+    for (int c = j; c < d; ++c) {
       V* col = q + c * n;
       V dot = v[j] * col[j];
       for (int i = j + 1; i < n; ++i) dot += v[i] * col[i];
