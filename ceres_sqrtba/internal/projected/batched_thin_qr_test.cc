@@ -412,6 +412,105 @@ TEST(ProjectedDamp, BatchedEqualsOneLandmarkAtATimeInDouble) {
 }
 TEST(ProjectedDamp, BatchedMatchesOneLandmarkAtATimeInFloat) { CompareDamp<float>(1e-4, false); }
 
+// The visitor of Damp: every group once, from its own chunk, after its Q1 is
+// in the hot rows; q1 is that Q1 in double (the hot rows hold it rounded to
+// Scalar) when the visitor uses it and nullptr when it says it reads the hot
+// rows only; visiting changes nothing that Damp writes.
+template <typename Scalar>
+class RecordingVisitor : public ProjectedLandmarkBlocks<Scalar>::Visitor {
+ public:
+  RecordingVisitor(const ProjectedLandmarkBlocks<Scalar>& blocks, const ProjectedBlockLayout& layout,
+                   const WorkPartition& partition, bool uses_q1)
+      : blocks_(blocks), layout_(layout), partition_(partition), uses_q1_(uses_q1),
+        visits_(partition.num_chunks()) {}
+  bool UsesQ1() const override { return uses_q1_; }
+  void BeginChunk(int chunk) override { visits_[chunk].clear(); }
+  void Visit(int chunk, int g, const double* q1) override {
+    visits_[chunk].push_back(g);
+    if (g < partition_.begin(chunk) || g >= partition_.end(chunk)) ++wrong_chunk_;
+    if (!uses_q1_) {
+      if (q1 != nullptr) ++unexpected_q1_;
+      return;
+    }
+    if (q1 == nullptr) {
+      ++missing_q1_;
+      return;
+    }
+    const int cw = layout_.camera_width[g], d = layout_.landmark_size[g], hs = layout_.hot_stride(g);
+    for (int i = 0; i < layout_.rows[g]; ++i) {
+      for (int k = 0; k < d; ++k) {
+        if (static_cast<Scalar>(q1[i * d + k]) != blocks_.hot_rows(g)[i * hs + cw + k]) ++q1_differs_;
+      }
+    }
+  }
+  std::vector<int> VisitedGroups() const {
+    std::vector<int> all;
+    for (const std::vector<int>& v : visits_) all.insert(all.end(), v.begin(), v.end());
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+  int wrong_chunk_ = 0, unexpected_q1_ = 0, missing_q1_ = 0, q1_differs_ = 0;
+
+ private:
+  const ProjectedLandmarkBlocks<Scalar>& blocks_;
+  const ProjectedBlockLayout& layout_;
+  const WorkPartition& partition_;
+  const bool uses_q1_;
+  std::vector<std::vector<int>> visits_;  // per chunk: written by its thread only
+};
+
+template <typename Scalar>
+void CheckDampVisitor(LandmarkQr qr) {
+  testing::RandomProblemConfig config;
+  config.num_cameras = 10;
+  config.camera_size = 9;
+  config.num_landmarks = 300;
+  config.landmark_sizes = {3, 3, 4};
+  config.min_observations = 2;
+  config.max_observations = 9;
+  testing::RandomProblem problem = testing::MakeRandomProblem(config);
+  ProblemStructure s;
+  std::string error;
+  ASSERT_EQ(BuildProblemStructure(*problem.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+  ProjectedBlockLayout layout(s);
+  const WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 4, 1);
+  layout.PlaceInShapeOrder(partition);
+  ParallelContext context(2);
+  Evaluator evaluator(s, partition, &context);
+  ProjectedLandmarkBlocks<Scalar> blocks(s, layout, partition, &context, qr);
+  std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters);
+  double cost;
+  ASSERT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost, g.data(), &blocks));
+  std::vector<double> d(s.num_effective_parameters, 0.3);
+  std::vector<double> plain(s.num_camera_parameters);
+  blocks.Damp(d.data(), plain.data());
+  // The whole hot storage (hot_offset: per group in storage order, the
+  // last entry its end).
+  const Scalar* hot_begin = blocks.hot_rows(0) - layout.hot_offset[0];
+  const std::vector<Scalar> hot(hot_begin, hot_begin + layout.hot_offset.back());
+  std::vector<int> every(s.groups.size());
+  for (size_t gi = 0; gi < every.size(); ++gi) every[gi] = static_cast<int>(gi);
+  for (const bool uses_q1 : {true, false}) {
+    RecordingVisitor<Scalar> visitor(blocks, layout, partition, uses_q1);
+    std::vector<double> rhs(s.num_camera_parameters);
+    blocks.Damp(d.data(), rhs.data(), &visitor);
+    EXPECT_EQ(visitor.VisitedGroups(), every) << "uses_q1 " << uses_q1;
+    EXPECT_EQ(visitor.wrong_chunk_, 0);
+    EXPECT_EQ(visitor.unexpected_q1_, 0);
+    EXPECT_EQ(visitor.missing_q1_, 0);
+    EXPECT_EQ(visitor.q1_differs_, 0);
+    EXPECT_EQ(rhs, plain) << "uses_q1 " << uses_q1;
+    EXPECT_TRUE(std::equal(hot.begin(), hot.end(), hot_begin)) << "uses_q1 " << uses_q1;
+  }
+}
+
+TEST(ProjectedDamp, VisitorGetsQ1InDoubleOnlyWhenItUsesIt) {
+  CheckDampVisitor<float>(LandmarkQr::kBatchedInScalar);
+  CheckDampVisitor<float>(LandmarkQr::kBatchedInDouble);
+  CheckDampVisitor<float>(LandmarkQr::kOneAtATime);
+  CheckDampVisitor<double>(LandmarkQr::kBatchedInScalar);
+}
+
 }  // namespace
 }  // namespace internal
 }  // namespace ceres_sqrtba

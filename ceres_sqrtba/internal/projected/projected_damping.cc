@@ -98,7 +98,7 @@ void ProjectedLandmarkBlocks<Scalar>::DampGroup(int chunk, int g, const double* 
         for (int k = 0; k < d; ++k) t[k] += q1[i * d + k] * ri;
       }
     }
-    if (visitor != nullptr) visitor->Visit(chunk, g, d > 0 ? q1 : nullptr);
+    if (visitor != nullptr) visitor->Visit(chunk, g, d > 0 && visitor->UsesQ1() ? q1 : nullptr);
     if (cw == 0) return;
     AddRowsTransposeTimesWeights(
         g,
@@ -130,6 +130,7 @@ void ProjectedLandmarkBlocks<Scalar>::DampBatch(int chunk, const LandmarkBatches
   Lanes* w = rv + rows;  // their weights r - Q1 t
   const int* groups = layout_.order.data() + batch.first;
   double* q1 = scratch(chunk).q1;
+  const bool uses_q1 = visitor != nullptr && visitor->UsesQ1();
   // Every loop over the landmark's columns at a compile-time d when d is 3
   // (points), so that the gathers and scatters unroll.
   auto run = [&](auto fixed_d) {
@@ -177,10 +178,12 @@ void ProjectedLandmarkBlocks<Scalar>::DampBatch(int chunk, const LandmarkBatches
         for (int k = 0; k < dd; ++k) h[static_cast<int64_t>(i) * hs + k] = static_cast<Scalar>(q[k * n + i][l]);
       }
       if (visitor != nullptr) {
-        for (int i = 0; i < m; ++i) {
-          for (int k = 0; k < dd; ++k) q1[i * dd + k] = static_cast<double>(q[k * n + i][l]);
+        if (uses_q1) {
+          for (int i = 0; i < m; ++i) {
+            for (int k = 0; k < dd; ++k) q1[i * dd + k] = static_cast<double>(q[k * n + i][l]);
+          }
         }
-        visitor->Visit(chunk, g, q1);
+        visitor->Visit(chunk, g, uses_q1 ? q1 : nullptr);
       }
       // The weights in C: float lanes take the float kernel for listed
       // shapes (AddRowsTransposeTimesWeights).

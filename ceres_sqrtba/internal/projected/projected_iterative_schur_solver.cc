@@ -69,6 +69,7 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
   struct Visitor : ProjectedLandmarkBlocks<Scalar>::Visitor {
     BlockJacobiPreconditioner<Scalar>* preconditioner;
     const decltype(reduced_gram)* fn;
+    bool UsesQ1() const override { return false; }  // reads the hot rows
     void BeginChunk(int chunk) override { preconditioner->BeginChunk(chunk); }
     void Visit(int chunk, int group, const double*) override {
       preconditioner->AddGroup(chunk, group, *fn);

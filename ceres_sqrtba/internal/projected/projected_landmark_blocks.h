@@ -116,10 +116,14 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // preconditioner, the direct solver's Q1^T Jp) runs while the rows are in
   // cache. q1: the group's Q1 as the thin QR computed it, in double (rows x
   // d, row-major; the hot rows hold it in Scalar), or nullptr for a group
-  // without a landmark; valid during the call only.
+  // without a landmark and for a visitor whose UsesQ1() is false; valid
+  // during the call only. A visitor that reads the hot rows only (the
+  // SCHUR_JACOBI blocks) says so, and the batched QR then skips widening
+  // its lanes' Q1 into that copy (rows x d scalar conversions per landmark).
   class Visitor {
    public:
     virtual ~Visitor() = default;
+    virtual bool UsesQ1() const { return true; }
     virtual void BeginChunk(int chunk) = 0;
     virtual void Visit(int chunk, int group, const double* q1) = 0;
   };
