@@ -5,6 +5,7 @@ derive is computed here from runs.csv plus traces/, so a results folder can
 always be re-analysed (--report-only) and checked independently of the run.
 """
 
+import csv
 import math
 import os
 from collections import OrderedDict, namedtuple
@@ -17,8 +18,14 @@ import solvers
 # points or None.  Both None unless the run succeeded.
 RunData = namedtuple("RunData", "run rows trace")
 
-# runs: {solver: RunData} in solver order; analysis: perf_profiles.ProblemAnalysis.
-ProblemResult = namedtuple("ProblemResult", "name kind num_observations runs analysis")
+# runs: {solver: RunData} in solver order; analysis: perf_profiles.ProblemAnalysis;
+# rounds: {solver: {repeat: solver seconds}} of the runs that succeeded, from
+# repeats.csv (--repeat N: round i ran every solver once, back to back), or
+# None for a single run.
+ProblemResult = namedtuple("ProblemResult", "name kind num_observations runs analysis rounds",
+                           defaults=(None,))
+
+REPEATS_FILE = "repeats.csv"
 
 
 def load_run(out_dir, run):
@@ -42,15 +49,35 @@ def _num_observations(runs):
     return max(counts) if counts else None
 
 
+def load_rounds(out_dir):
+    """{problem: {solver: {repeat: solver seconds}}} of the repeats that
+    succeeded, from out_dir's repeats.csv ({} without one)."""
+    path = os.path.join(out_dir, REPEATS_FILE)
+    rounds = {}
+    if not os.path.exists(path):
+        return rounds
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            try:
+                repeat, seconds = int(row["repeat"]), float(row["solver_seconds"])
+            except (KeyError, TypeError, ValueError):
+                continue
+            if row.get("status") == bench_io.STATUS_OK:
+                rounds.setdefault(row["problem"], {}).setdefault(row["solver"], {})[repeat] = seconds
+    return rounds
+
+
 def analyse(out_dir, runs, taus=perf_profiles.TAUS):
     """One ProblemResult per problem, in run order."""
     results = []
+    rounds = load_rounds(out_dir)
     for name, problem_runs in group_by_problem(runs).items():
         data = OrderedDict((r["solver"], load_run(out_dir, r)) for r in problem_runs)
         analysis = perf_profiles.analyse_problem(
             {solver: d.trace for solver, d in data.items()}, taus)
         results.append(ProblemResult(name, problem_runs[0]["kind"],
-                                     _num_observations(problem_runs), data, analysis))
+                                     _num_observations(problem_runs), data, analysis,
+                                     rounds.get(name)))
     return results
 
 

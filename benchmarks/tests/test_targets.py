@@ -191,6 +191,35 @@ class RunBasedTargetsTest(unittest.TestCase):
         self.assertEqual(within.verdict, "pass")
         self.assertEqual(targets.evaluate(target("double-vs-baseline"), results[2:]).verdict, "n/a")
 
+    def test_double_against_the_baseline_round_by_round(self):
+        # Rounds 1-3 of "a": 1.0, 1.02, 1.5 (a slow spell in round 3): median
+        # 1.02, although the representative runs (10.5 against 10.0, chosen
+        # for each solver on its own) give 1.05 + and would fail. "b": the
+        # baseline failed in round 2, so rounds 1 and 3 count: 1.2 and 1.0,
+        # median 1.1. "c": no rounds (a single run): the representative runs.
+        def pair(now, before, rounds):
+            runs = {"sqrt-double": run_data(rows(1.0, 10), solver_seconds=now),
+                    "baseline-double": run_data(rows(1.0, 10), solver_seconds=before)}
+            return runs, rounds
+        cases = [("a", pair(10.6, 10.0, {"sqrt-double": {1: 10.0, 2: 10.2, 3: 15.0},
+                                         "baseline-double": {1: 10.0, 2: 10.0, 3: 10.0}})),
+                 ("b", pair(1.0, 1.0, {"sqrt-double": {1: 1.2, 2: 1.0, 3: 1.0},
+                                       "baseline-double": {1: 1.0, 3: 1.0}})),
+                 ("c", pair(1.03, 1.0, None))]
+        results = [result(name, {}, runs=runs)._replace(rounds=rounds) for name, (runs, rounds) in cases]
+        values = targets.paired_solver_time_ratio("sqrt-double", "baseline-double")(results, None)
+        self.assertEqual(len(values), 3)
+        self.assertAlmostEqual(values[0], 1.02)
+        self.assertAlmostEqual(values[1], 1.1)
+        self.assertAlmostEqual(values[2], 1.03)
+        self.assertGreater(targets.solver_time_ratio("sqrt-double", "baseline-double")(results[:1], None)[0],
+                           targets.BASELINE_SPREAD)
+        self.assertEqual(targets.evaluate(target("double-vs-baseline"), results[:1]).verdict, "pass")
+        self.assertEqual(targets.evaluate(target("double-vs-baseline"), results[2:]).verdict, "pass")
+        every = targets.evaluate(target("double-vs-baseline"), results)
+        self.assertAlmostEqual(every.value, 1.1)
+        self.assertEqual(every.verdict, "FAIL")
+
     def test_memory_ratio_and_peak_memory(self):
         runs = {"sqrt-single": run_data(rows(1, 1), peak_rss_mib=150.0),
                 "ceres22-implicit": run_data(rows(1, 1), peak_rss_mib=100.0)}
