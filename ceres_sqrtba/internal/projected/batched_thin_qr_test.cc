@@ -22,6 +22,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -334,32 +335,64 @@ TEST(LandmarkBatches, EveryGroupOnceInABatchOfOneShapeOfNeighboursInStorage) {
   }
 }
 
+// The damping tests' problem: 300 landmarks of sizes 3 and 4, each seen by 2
+// to 9 of 10 cameras, stored in shape order over 4 chunks, evaluated on 2
+// threads.
+struct DampScene {
+  DampScene() : problem(testing::MakeRandomProblem(Config())) {
+    ok = BuildProblemStructure(*problem.problem, nullptr, &s, &error) == StructureStatus::kOk;
+    if (!ok) return;
+    layout = std::make_unique<ProjectedBlockLayout>(s);
+    partition = std::make_unique<WorkPartition>(static_cast<int>(s.groups.size()), layout->work, 4, 1);
+    layout->PlaceInShapeOrder(*partition);
+    evaluator = std::make_unique<Evaluator>(s, *partition, &context);
+  }
+  static testing::RandomProblemConfig Config() {
+    testing::RandomProblemConfig config;
+    config.num_cameras = 10;
+    config.camera_size = 9;
+    config.num_landmarks = 300;
+    config.landmark_sizes = {3, 3, 4};
+    config.min_observations = 2;
+    config.max_observations = 9;
+    return config;
+  }
+  // The Jacobian at the problem's state, into blocks.
+  template <typename Scalar>
+  bool Evaluate(ProjectedLandmarkBlocks<Scalar>* blocks) {
+    std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters);
+    double cost;
+    return evaluator->EvaluateJacobian(x.data(), true, &cost, g.data(), blocks);
+  }
+  template <typename Scalar>
+  std::unique_ptr<ProjectedLandmarkBlocks<Scalar>> Blocks(LandmarkQr qr) {
+    return std::make_unique<ProjectedLandmarkBlocks<Scalar>>(s, *layout, *partition, &context, qr);
+  }
+
+  testing::RandomProblem problem;
+  ProblemStructure s;
+  std::string error;
+  bool ok = false;
+  std::unique_ptr<ProjectedBlockLayout> layout;
+  std::unique_ptr<WorkPartition> partition;
+  ParallelContext context{2};
+  std::unique_ptr<Evaluator> evaluator;
+};
+
 // Damp with and without batches on the same Jacobian.
 template <typename Scalar>
 void CompareDamp(double rhs_tolerance, bool bitwise) {
-  testing::RandomProblemConfig config;
-  config.num_cameras = 10;
-  config.camera_size = 9;
-  config.num_landmarks = 300;
-  config.landmark_sizes = {3, 3, 4};
-  config.min_observations = 2;
-  config.max_observations = 9;
-  testing::RandomProblem problem = testing::MakeRandomProblem(config);
-  ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(*problem.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-  ProjectedBlockLayout layout(s);
-  const WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 4, 1);
-  layout.PlaceInShapeOrder(partition);
-  ParallelContext context(2);
-  Evaluator evaluator(s, partition, &context);
-  ProjectedLandmarkBlocks<Scalar> batched(s, layout, partition, &context, LandmarkQr::kBatchedInScalar);
-  ProjectedLandmarkBlocks<Scalar> single(s, layout, partition, &context, LandmarkQr::kOneAtATime);
+  DampScene scene;
+  ASSERT_TRUE(scene.ok) << scene.error;
+  const ProblemStructure& s = scene.s;
+  const ProjectedBlockLayout& layout = *scene.layout;
+  const auto batched_blocks = scene.Blocks<Scalar>(LandmarkQr::kBatchedInScalar);
+  const auto single_blocks = scene.Blocks<Scalar>(LandmarkQr::kOneAtATime);
+  ProjectedLandmarkBlocks<Scalar>& batched = *batched_blocks;
+  ProjectedLandmarkBlocks<Scalar>& single = *single_blocks;
   ASSERT_GT(batched.batches().batched_groups, 0);
-  std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters);
-  double cost;
-  ASSERT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost, g.data(), &batched));
-  ASSERT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost, g.data(), &single));
+  ASSERT_TRUE(scene.Evaluate(&batched));
+  ASSERT_TRUE(scene.Evaluate(&single));
   std::vector<double> d(s.num_effective_parameters);
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(0.05, 2.0);
@@ -461,26 +494,14 @@ class RecordingVisitor : public ProjectedLandmarkBlocks<Scalar>::Visitor {
 
 template <typename Scalar>
 void CheckDampVisitor(LandmarkQr qr) {
-  testing::RandomProblemConfig config;
-  config.num_cameras = 10;
-  config.camera_size = 9;
-  config.num_landmarks = 300;
-  config.landmark_sizes = {3, 3, 4};
-  config.min_observations = 2;
-  config.max_observations = 9;
-  testing::RandomProblem problem = testing::MakeRandomProblem(config);
-  ProblemStructure s;
-  std::string error;
-  ASSERT_EQ(BuildProblemStructure(*problem.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
-  ProjectedBlockLayout layout(s);
-  const WorkPartition partition(static_cast<int>(s.groups.size()), layout.work, 4, 1);
-  layout.PlaceInShapeOrder(partition);
-  ParallelContext context(2);
-  Evaluator evaluator(s, partition, &context);
-  ProjectedLandmarkBlocks<Scalar> blocks(s, layout, partition, &context, qr);
-  std::vector<double> x = StateFromUser(s), g(s.num_effective_parameters);
-  double cost;
-  ASSERT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost, g.data(), &blocks));
+  DampScene scene;
+  ASSERT_TRUE(scene.ok) << scene.error;
+  const ProblemStructure& s = scene.s;
+  const ProjectedBlockLayout& layout = *scene.layout;
+  const WorkPartition& partition = *scene.partition;
+  const auto owned = scene.Blocks<Scalar>(qr);
+  ProjectedLandmarkBlocks<Scalar>& blocks = *owned;
+  ASSERT_TRUE(scene.Evaluate(&blocks));
   std::vector<double> d(s.num_effective_parameters, 0.3);
   std::vector<double> plain(s.num_camera_parameters);
   blocks.Damp(d.data(), plain.data());
