@@ -5,7 +5,6 @@ derive is computed here from runs.csv plus traces/, so a results folder can
 always be re-analysed (--report-only) and checked independently of the run.
 """
 
-import csv
 import math
 import os
 from collections import OrderedDict, namedtuple
@@ -24,8 +23,6 @@ RunData = namedtuple("RunData", "run rows trace")
 # None for a single run.
 ProblemResult = namedtuple("ProblemResult", "name kind num_observations runs analysis rounds",
                            defaults=(None,))
-
-REPEATS_FILE = "repeats.csv"
 
 
 def load_run(out_dir, run):
@@ -52,18 +49,17 @@ def _num_observations(runs):
 def load_rounds(out_dir):
     """{problem: {solver: {repeat: solver seconds}}} of the repeats that
     succeeded, from out_dir's repeats.csv ({} without one)."""
-    path = os.path.join(out_dir, REPEATS_FILE)
+    path = os.path.join(out_dir, bench_io.REPEATS_FILE)
     rounds = {}
     if not os.path.exists(path):
         return rounds
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            try:
-                repeat, seconds = int(row["repeat"]), float(row["solver_seconds"])
-            except (KeyError, TypeError, ValueError):
-                continue
-            if row.get("status") == bench_io.STATUS_OK:
-                rounds.setdefault(row["problem"], {}).setdefault(row["solver"], {})[repeat] = seconds
+    for row in bench_io.read_repeats(path):
+        try:
+            repeat, seconds = int(row["repeat"]), float(row["solver_seconds"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if row.get("status") == bench_io.STATUS_OK:
+            rounds.setdefault(row["problem"], {}).setdefault(row["solver"], {})[repeat] = seconds
     return rounds
 
 

@@ -167,6 +167,16 @@ def _parse_cell(text, kind):
     return kind(text)
 
 
+# Every run of every repeat (--repeat N), beside runs.csv.
+REPEATS_FILE = "repeats.csv"
+
+
+def read_repeats(path):
+    """repeats.csv's rows as written (strings)."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def read_runs(path):
     """runs.csv back as a list of run dicts with typed values (None if empty
     or, for the columns added later, absent)."""

@@ -176,7 +176,7 @@ def run_all(args, out_dir):
                 tries[solver_name].append((rep, run_dir, run))
                 # Every run's record as soon as it ends, so that an interrupted
                 # benchmark keeps them (--recover rebuilds runs.csv from them).
-                write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs + [
+                write_repeats(os.path.join(out_dir, bench_io.REPEATS_FILE), all_runs + [
                     dict(r, repeat=k, chosen="") for t in tries.values() for k, _, r in t])
                 print("[%s rep %d] %s: %s, %.2f s, %.0f MiB" % (
                     name, rep, solver_name, run["status"], run.get("solver_seconds") or 0.0,
@@ -192,7 +192,7 @@ def run_all(args, out_dir):
                     run_benchmarks._copy_run_files(run_dir, run, out_dir)
             runs.append(chosen)
         bench_io.write_runs(os.path.join(out_dir, "runs.csv"), runs)
-        write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs)
+        write_repeats(os.path.join(out_dir, bench_io.REPEATS_FILE), all_runs)
         with open(os.path.join(out_dir, "problems.csv"), "w", newline="") as f:
             writer = csv.writer(f)
             writer.writerow(["problem", "images", "colmap_choice"])
@@ -212,16 +212,11 @@ def write_repeats(path, all_runs):
             writer.writerow(run)
 
 
-def read_repeats(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
-
-
 def recover(out_dir):
     """runs.csv from repeats.csv after an interrupted benchmark: per (problem,
     solver) the representative of the repeats that ended (their files copied
     to traces/), as run_all chooses it."""
-    rows = read_repeats(os.path.join(out_dir, "repeats.csv"))
+    rows = bench_io.read_repeats(os.path.join(out_dir, bench_io.REPEATS_FILE))
     typed = []
     for row in rows:
         run = {}
@@ -243,7 +238,7 @@ def recover(out_dir):
                 run_benchmarks._copy_run_files(run_dir, run, out_dir)
         runs.append(chosen)
     bench_io.write_runs(os.path.join(out_dir, "runs.csv"), runs)
-    write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs)
+    write_repeats(os.path.join(out_dir, bench_io.REPEATS_FILE), all_runs)
     return runs
 
 
@@ -327,7 +322,7 @@ def problem_markdown(result, note, repeats, out_dir, heading):
 
 def make_report(out_dir, runs):
     results = analysis.analyse(out_dir, runs, TAUS)
-    repeats = read_repeats(os.path.join(out_dir, "repeats.csv"))
+    repeats = bench_io.read_repeats(os.path.join(out_dir, bench_io.REPEATS_FILE))
     notes = read_problem_notes(out_dir)
     machine = report.load_machine_info(out_dir)
     out = ["# COLMAP benchmark results", "", "## Machine", ""]

@@ -365,7 +365,7 @@ def run_all(args, problem_list, out_dir):
             runs.append(chosen)
         bench_io.write_runs(os.path.join(out_dir, "runs.csv"), runs)
         if repeat > 1:
-            _write_repeats(os.path.join(out_dir, "repeats.csv"), all_runs)
+            _write_repeats(os.path.join(out_dir, bench_io.REPEATS_FILE), all_runs)
     inputs = os.path.join(out_dir, INPUTS_DIR)
     if os.path.isdir(inputs) and not os.listdir(inputs):
         os.rmdir(inputs)

@@ -9,6 +9,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import analysis  # noqa: E402
+import bench_io  # noqa: E402
 
 
 class LoadRoundsTest(unittest.TestCase):
@@ -17,7 +18,7 @@ class LoadRoundsTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.tmp)
 
     def test_the_repeats_that_succeeded_by_problem_solver_and_round(self):
-        with open(os.path.join(self.tmp, analysis.REPEATS_FILE), "w") as f:
+        with open(os.path.join(self.tmp, bench_io.REPEATS_FILE), "w") as f:
             f.write("problem,solver,repeat,chosen,status,solver_seconds,wall_seconds\n"
                     "p,sqrt-double,1,0,ok,2.5,3\n"
                     "p,baseline-double,1,1,ok,2.0,3\n"
