@@ -18,6 +18,7 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
 #include "gtest/gtest.h"
+#include "rounding_jitter.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -113,7 +114,7 @@ struct LinearSolverFixture {
 // A diagonal D with entries in [0.1, 2).
 inline Eigen::VectorXd RandomDiagonal(int n, unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(0.1, 2.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution u(0.1, 2.0);
   Eigen::VectorXd d(n);
   for (int i = 0; i < n; ++i) d[i] = u(rng);
   return d;

@@ -25,6 +25,7 @@
 #include "ceres/ceres.h"
 #include "ceres/rotation.h"
 #include "ceres_sqrtba/solver.h"
+#include "rounding_jitter.h"
 
 namespace ceres_sqrtba {
 namespace testing {
@@ -60,8 +61,8 @@ inline Eigen::Vector2d Project(const Scene& s, const Eigen::Vector3d& x) {
 inline Scene MakeScene(int num_images, int num_points, unsigned seed, int observations_per_point = 0) {
   Scene s;
   std::mt19937 rng(seed);
-  std::normal_distribution<double> n(0.0, 1.0);
-  std::uniform_real_distribution<double> u(-1.5, 1.5);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution u(-1.5, 1.5);
   std::vector<Eigen::Quaterniond> true_r;
   std::vector<Eigen::Vector3d> true_t;
   for (int i = 0; i < num_images; ++i) {
@@ -385,7 +386,7 @@ struct DirectionError {
 inline PipelineProblem GlomapPositioningProblem(const Scene& scene, unsigned seed, double loss_scale = 0.1) {
   auto s = std::make_shared<const Scene>(scene);
   std::mt19937 rng(seed);
-  std::normal_distribution<double> n(0.0, 0.02);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 0.02);
   PipelineProblem p;
   Values& values = p.values;
   auto directions = std::make_shared<std::vector<Eigen::Vector3d>>();

@@ -11,6 +11,7 @@
 
 #include "ceres/ceres.h"
 #include "ceres/rotation.h"
+#include "rounding_jitter.h"
 
 namespace ceres_sqrtba {
 namespace testing {
@@ -20,7 +21,7 @@ class RandomLinearCost : public ceres::CostFunction {
  public:
   RandomLinearCost(int num_residuals, const std::vector<int>& sizes, std::mt19937* rng) {
     set_num_residuals(num_residuals);
-    std::normal_distribution<double> n(0.0, 1.0);
+    ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
     for (int s : sizes) {
       mutable_parameter_block_sizes()->push_back(s);
       Eigen::MatrixXd a(num_residuals, s);
@@ -74,7 +75,7 @@ inline RandomProblem MakeRandomProblem(const RandomProblemConfig& c) {
   po.cost_function_ownership = ceres::TAKE_OWNERSHIP;
   p.problem = std::make_unique<ceres::Problem>(po);
   std::mt19937 rng(c.seed);
-  std::normal_distribution<double> n(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
   auto random_vector = [&](int size) {
     std::vector<double> v(size);
     for (double& x : v) x = n(rng);
@@ -166,8 +167,8 @@ inline SyntheticBa MakeSyntheticBa(int num_cameras, int num_points, int obs_per_
                                    unsigned seed, double outlier_ratio = 0.03) {
   SyntheticBa ba;
   std::mt19937 rng(seed);
-  std::normal_distribution<double> n(0.0, 1.0);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution u(-1.0, 1.0);
   std::vector<std::vector<double>> true_poses;
   for (int c = 0; c < num_cameras; ++c) {
     const double angle = 2.0 * M_PI * c / num_cameras;
@@ -178,7 +179,7 @@ inline SyntheticBa MakeSyntheticBa(int num_cameras, int num_points, int obs_per_
   }
   std::vector<std::vector<double>> true_points;
   for (int i = 0; i < num_points; ++i) true_points.push_back({2 * u(rng), 2 * u(rng), 2 * u(rng)});
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution unit(0.0, 1.0);
   for (int i = 0; i < num_points; ++i) {
     std::vector<int> cams(num_cameras);
     for (int c = 0; c < num_cameras; ++c) cams[c] = c;

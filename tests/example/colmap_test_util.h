@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../rounding_jitter.h"
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/solver.h"
 #include "colmap_model.h"
@@ -61,7 +62,7 @@ inline std::string SharedModel() { return ColmapDir() + "/statue-of-liberty"; }
 inline void Perturb(double point_sigma, double translation_sigma, double focal_factor,
                     ColmapModel* model) {
   std::mt19937 random(1234);
-  std::normal_distribution<double> normal(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution normal(0.0, 1.0);
   for (ColmapPoint3D& point : model->points3D) {
     for (double& v : point.xyz) v += point_sigma * normal(random);
   }

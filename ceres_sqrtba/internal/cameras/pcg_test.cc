@@ -8,6 +8,7 @@
 #include <random>
 
 #include "gtest/gtest.h"
+#include "rounding_jitter.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -36,7 +37,7 @@ class DenseOperator : public LinearOperator<Scalar> {
 Eigen::MatrixXd RandomSpd(const Eigen::VectorXd& eigenvalues, unsigned seed) {
   const int n = static_cast<int>(eigenvalues.size());
   std::mt19937 rng(seed);
-  std::normal_distribution<double> normal;
+  ::ceres_sqrtba::testing::NormalDistribution normal;
   Eigen::MatrixXd g(n, n);
   for (int i = 0; i < g.size(); ++i) g.data()[i] = normal(rng);
   const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(g).householderQ();
@@ -45,7 +46,7 @@ Eigen::MatrixXd RandomSpd(const Eigen::VectorXd& eigenvalues, unsigned seed) {
 
 Eigen::VectorXd RandomVector(int n, unsigned seed) {
   std::mt19937 rng(seed);
-  std::normal_distribution<double> normal;
+  ::ceres_sqrtba::testing::NormalDistribution normal;
   Eigen::VectorXd v(n);
   for (int i = 0; i < n; ++i) v[i] = normal(rng);
   return v;

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "limited_suitesparse_memory.h"
 #include "linear_solver_fixture.h"
+#include "rounding_jitter.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -38,7 +39,7 @@ struct PatternCase {
     pattern->ScalarPattern(&col_begin, &rows);
     const int n = pattern->num_parameters();
     std::mt19937 rng(config.seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    ::ceres_sqrtba::testing::UniformRealDistribution u(-1.0, 1.0);
     values.resize(rows.size());
     dense = Eigen::MatrixXd::Zero(n, n);
     for (int j = 0; j < n; ++j) {

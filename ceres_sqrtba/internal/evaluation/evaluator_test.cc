@@ -24,6 +24,7 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "euclidean3_manifold.h"
 #include "gtest/gtest.h"
+#include "rounding_jitter.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -38,7 +39,7 @@ class CameraPointCost : public ceres::CostFunction {
     mutable_parameter_block_sizes()->push_back(camera_size);
     mutable_parameter_block_sizes()->push_back(3);
     std::mt19937 rng(seed);
-    std::normal_distribution<double> n(0.0, 1.0);
+    ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
     b_[0] = n(rng);
     b_[1] = n(rng);
   }
@@ -139,7 +140,7 @@ TEST_P(EvaluatorAgainstCeres, CostGradientAndJacobian) {
   const bool robust = std::get<1>(GetParam());
   SCOPED_TRACE(c.name);
   std::mt19937 rng(11);
-  std::normal_distribution<double> n(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
   const int num_cameras = 4, num_points = 30;
   std::vector<std::vector<double>> cameras(num_cameras, std::vector<double>(c.camera_size));
   std::vector<std::vector<double>> points(num_points, std::vector<double>(3));
@@ -355,7 +356,7 @@ TEST(Evaluator, CostPassAndJacobianPassGiveTheSameCost) {
   for (int threads : {1, 2}) {
     for (bool robust : {false, true}) {
       std::mt19937 rng(7);
-      std::normal_distribution<double> n(0.0, 1.0);
+      ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
       std::vector<std::vector<double>> cameras(6, std::vector<double>(10)), points(300, std::vector<double>(3));
       for (auto& c : cameras) {
         for (double& v : c) v = n(rng);

@@ -21,6 +21,7 @@
 
 #include "ceres/loss_function.h"
 #include "gtest/gtest.h"
+#include "rounding_jitter.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -90,7 +91,7 @@ std::vector<LossCase> Losses() {
 // regions of every loss above (Huber's kink at s = 1, Tolerant's at s = 2).
 TEST(LossCorrection, GradientAndGaussNewtonHessianMatchTheLoss) {
   std::mt19937 rng(7);
-  std::normal_distribution<double> normal;
+  ::ceres_sqrtba::testing::NormalDistribution normal;
   RowMatrix j(3, 4);
   for (int i = 0; i < j.size(); ++i) j.data()[i] = normal(rng);
   Eigen::VectorXd r0(3);

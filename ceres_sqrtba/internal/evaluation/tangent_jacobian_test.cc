@@ -11,6 +11,7 @@
 #include "ceres/product_manifold.h"
 #include "fused_multiply_add.h"
 #include "gtest/gtest.h"
+#include "rounding_jitter.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -34,7 +35,7 @@ std::vector<double> FullProduct(int m, int ambient, int tangent, const std::vect
 // An ambient Jacobian with the values that can trip a shortcut: signed zeros,
 // exact zeros, and values of very different magnitudes.
 std::vector<double> AmbientJacobian(int m, int ambient, std::mt19937* rng) {
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution uniform(-1.0, 1.0);
   std::uniform_int_distribution<int> kind(0, 6);
   std::vector<double> a(m * ambient);
   for (double& v : a) {
@@ -50,7 +51,7 @@ std::vector<double> AmbientJacobian(int m, int ambient, std::mt19937* rng) {
 }
 
 std::vector<double> PlusJacobianOf(const ceres::Manifold& manifold, std::mt19937* rng) {
-  std::normal_distribution<double> normal;
+  ::ceres_sqrtba::testing::NormalDistribution normal;
   std::vector<double> x(manifold.AmbientSize());
   for (double& v : x) v = normal(*rng);
   // Quaternions (wherever they are) are read as unit quaternions only up to
@@ -132,7 +133,7 @@ TEST(TangentJacobian, DenseAndIdentityPlusJacobians) {
   EXPECT_EQ(BorderOf(identity.data(), 3, 3).trail, 0);
   ExpectSameBits(2, 3, 3, identity, &rng);
   // Dense, at the fixed sizes and at others.
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution uniform(-1.0, 1.0);
   for (auto [ambient, tangent] : {std::pair{10, 9}, std::pair{7, 6}, std::pair{5, 2}}) {
     std::vector<double> p(ambient * tangent);
     for (double& v : p) v = uniform(rng);

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "linear_solver_checks.h"
 #include "linear_solver_fixture.h"
+#include "rounding_jitter.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -65,7 +66,7 @@ TEST(LinearAlgebra, StepEqualsDenseSolveFloat) { testing::CheckStep<Fixture<floa
 // Damping on, then off: the marginalized block comes back to 1e-12.
 TEST(LinearAlgebra, DampingUndoRestoresBlock) {
   std::mt19937 rng(7);
-  std::normal_distribution<double> n(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
   for (int d : {1, 2, 3, 4}) {
     for (int rows : {1, 2, 6, 17}) {
       const int nc = 9;
@@ -99,7 +100,7 @@ TEST(LinearAlgebra, DampingUndoRestoresBlock) {
 // columns upper triangular.
 TEST(LinearAlgebra, MarginalizationIsOrthogonal) {
   std::mt19937 rng(9);
-  std::normal_distribution<double> n(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
   const int d = 3, nc = 12, rows = 10;
   std::vector<double> data(LandmarkBlock<double>::Size(rows, d, nc), 0.0);
   LandmarkBlock<double> b(data.data(), rows, d, nc, LandmarkBlock<double>::Stride(nc, d));

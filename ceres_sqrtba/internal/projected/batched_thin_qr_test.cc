@@ -32,6 +32,7 @@
 #include "fused_multiply_add.h"
 #include "gtest/gtest.h"
 #include "linear_solver_fixture.h"
+#include "rounding_jitter.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -49,7 +50,7 @@ struct Landmark {
 };
 
 Landmark RandomLandmark(int m, int d, std::mt19937* rng, bool zero_column = false) {
-  std::normal_distribution<double> n(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
   Landmark l;
   l.m = m;
   l.jl.resize(m * d);
@@ -395,7 +396,7 @@ void CompareDamp(double rhs_tolerance, bool bitwise) {
   ASSERT_TRUE(scene.Evaluate(&single));
   std::vector<double> d(s.num_effective_parameters);
   std::mt19937 rng(5);
-  std::uniform_real_distribution<double> u(0.05, 2.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution u(0.05, 2.0);
   for (double& v : d) v = u(rng);
   std::vector<double> rhs_b(s.num_camera_parameters), rhs_s(s.num_camera_parameters);
   batched.Damp(d.data(), rhs_b.data());

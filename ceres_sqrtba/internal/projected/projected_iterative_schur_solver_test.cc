@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "linear_solver_checks.h"
 #include "linear_solver_fixture.h"
+#include "rounding_jitter.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -60,7 +61,7 @@ void RunThinQr(const RowMat& jl, const Vec& s, Mat* q1, Mat* r) {
 
 TEST(ThinQr, FactorsDampedColumns) {
   std::mt19937 rng(3);
-  std::normal_distribution<double> n(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
   for (int m : {1, 2, 7, 40}) {
     for (int d : {1, 3, 4}) {
       RowMat jl(m, d);
@@ -84,7 +85,7 @@ TEST(ThinQr, FactorsDampedColumns) {
 // Q1^T Q1 = I to rounding.
 TEST(ThinQr, OrthonormalForBadlyConditionedColumns) {
   std::mt19937 rng(5);
-  std::normal_distribution<double> n(0.0, 1.0);
+  ::ceres_sqrtba::testing::NormalDistribution n(0.0, 1.0);
   const int m = 10, d = 3;
   RowMat jl(m, d);
   for (int i = 0; i < m; ++i) {

@@ -32,6 +32,7 @@
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
 #include "fused_multiply_add.h"
 #include "gtest/gtest.h"
+#include "rounding_jitter.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -138,7 +139,7 @@ double Gamma(int n) {
 template <typename Scalar>
 std::vector<Scalar> RandomValues(int64_t n, unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  ::ceres_sqrtba::testing::UniformRealDistribution dist(-1.0, 1.0);
   std::vector<Scalar> v(static_cast<size_t>(n));
   for (Scalar& x : v) x = static_cast<Scalar>(dist(rng));
   return v;
