@@ -53,11 +53,13 @@ BoundedRun SolveBounded(bool ceres_solve, Bounds bounds, Precision precision = D
 
 // Levenberg-Marquardt with steps projected onto the box stops where the
 // rounding of its (inexact) steps leads it once bounds are active: Ceres'
-// own ITERATIVE_SCHUR and SPARSE_SCHUR end up to 3e-3 apart on these
+// own ITERATIVE_SCHUR and SPARSE_SCHUR end up to 4e-3 apart on these
 // problems. Double precision must end as close to Ceres' ITERATIVE_SCHUR as
-// Ceres' two solvers end to each other (and within 1e-6 where they agree);
-// single precision, whose steps are less exact, within 1e-2, bounds held.
-void ExpectSameEnd(Bounds bounds) {
+// Ceres' two solvers end to each other, and within `stall_band` in any case
+// (1e-6 where the bounds are not active and every solver reaches the same
+// minimum); single precision, whose steps are less exact, within 1e-2,
+// bounds held.
+void ExpectSameEnd(Bounds bounds, double stall_band = 1e-6) {
   const BoundedRun ceres = SolveBounded(true, bounds);
   const BoundedRun ceres_sparse = SolveBounded(true, bounds, DOUBLE_PRECISION, ceres::SPARSE_SCHUR);
   ASSERT_TRUE(ceres.summary.IsSolutionUsable()) << ceres.summary.message;
@@ -67,7 +69,7 @@ void ExpectSameEnd(Bounds bounds) {
     ASSERT_TRUE(sqrt.summary.IsSolutionUsable()) << sqrt.summary.message;
     EXPECT_EQ(sqrt.summary.is_constrained, ceres.summary.is_constrained);
     EXPECT_NEAR(sqrt.summary.initial_cost, ceres.summary.initial_cost, 1e-12 * ceres.summary.initial_cost);
-    const double tolerance = precision == DOUBLE_PRECISION ? std::max(1e-6, spread) : 1e-2;
+    const double tolerance = precision == DOUBLE_PRECISION ? std::max(stall_band, spread) : 1e-2;
     EXPECT_NEAR(sqrt.summary.final_cost, ceres.summary.final_cost, tolerance * ceres.summary.final_cost)
         << PrecisionToString(precision) << ", Ceres' spread " << spread;
     // (Not the points themselves: BA has a gauge freedom along which both
@@ -86,13 +88,18 @@ TEST(Bounds, InactiveBoundEndsWhereCeresEnds) {
 }
 
 // Focal lengths held below their optimum and points held in a slab: active
-// bounds, met exactly.
+// bounds, met exactly. Where each solver stalls on them is rounding: over
+// 41 rounding jitters of this problem (tests/rounding_jitter.h, seeds
+// 0-40) Ceres' SPARSE_SCHUR ended -3.6e-4 to +4.2e-3 from its
+// ITERATIVE_SCHUR, double precision -4.6e-3 to +4.2e-3 and single precision
+// -1.9e-3 to +3.7e-3, each seed on its own side: the band is 1e-2 (twice
+// the widest), not the spread of one seed.
 TEST(Bounds, ActiveBoundsEndWhereCeresEndsAndHold) {
   auto bounds = [](SyntheticBa* ba, ceres::Problem* p) {
     for (auto& intrinsics : ba->intrinsics) p->SetParameterUpperBound(intrinsics.data(), 0, intrinsics[0] - 2.0);
     for (auto& point : ba->points) p->SetParameterLowerBound(point.data(), 2, -0.5);
   };
-  ExpectSameEnd(bounds);
+  ExpectSameEnd(bounds, /*stall_band=*/1e-2);
   const SyntheticBa start = MakeSyntheticBa(5, 60, 3, 41);
   const BoundedRun run = SolveBounded(false, bounds);
   for (size_t c = 0; c < run.ba.intrinsics.size(); ++c) {
