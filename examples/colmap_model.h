@@ -1,12 +1,25 @@
 // A COLMAP sparse model (the `sparse/0` folder COLMAP writes): cameras,
 // images with their 2D points, and 3D points with their tracks, read from and
 // written to COLMAP's text (cameras.txt, images.txt, points3D.txt) and binary
-// (cameras.bin, images.bin, points3D.bin) files.
+// (cameras.bin, images.bin, points3D.bin) files; and, in models written by
+// COLMAP 3.12 and later (4.x, its global_mapper), rigs and frames
+// (rigs.*, frames.*).
 //
-// The layouts follow COLMAP's reconstruction I/O (little-endian binary; text
-// with '#' comment lines and two lines per image). Rig and frame files
-// (rigs.*, frames.*, COLMAP 3.12 and later) are not read: every image has its
-// own camera-from-world pose, which images.* holds in every version.
+// The layouts follow COLMAP's reconstruction I/O (src/colmap/scene/
+// reconstruction_io_{text,binary}.cc; little-endian binary; text with '#'
+// comment lines and two lines per image). Rigs and frames have COLMAP's
+// semantics: a rig is a reference sensor and further sensors, each with its
+// sensor_from_rig; a frame is one capture of a rig, with its rig_from_world
+// and the data (images) it holds; an image's pose is
+//
+//   cam_from_world = sensor_from_rig(its camera in the frame's rig)
+//                    * rig_from_world(its frame)
+//
+// (sensor_from_rig = identity for the reference sensor), and the pose stored
+// in images.* is not used, as COLMAP does not use it when frames are present:
+// the reader replaces every image's pose by this one. A model without rig and
+// frame files (legacy, up to 3.11) keeps the poses of images.*; COLMAP reads
+// it as one rig per camera and one frame per image.
 //
 // Reading checks everything before the model is used: a bad file gives one
 // error line naming the file and the line (text) or the byte offset (binary)
@@ -51,6 +64,53 @@ struct ColmapImage {
   std::vector<ColmapPoint2D> points2D;
 };
 
+// COLMAP's SensorType (its values are the files' integers).
+enum class ColmapSensorType : int32_t { kInvalid = -1, kCamera = 0, kImu = 1 };
+
+struct ColmapSensorId {
+  ColmapSensorType type = ColmapSensorType::kCamera;
+  uint32_t id = 0;  // a camera id for kCamera
+};
+
+// A rigid transform as COLMAP's files hold it: rotation quaternion
+// (w, x, y, z), then translation; target_from_source, x_target = R x + t.
+struct ColmapRigid3 {
+  double qvec[4] = {1.0, 0.0, 0.0, 0.0};
+  double tvec[3] = {0.0, 0.0, 0.0};
+};
+
+// a * b: the transform that applies b, then a (as COLMAP's Rigid3d).
+ColmapRigid3 operator*(const ColmapRigid3& a, const ColmapRigid3& b);
+ColmapRigid3 Inverse(const ColmapRigid3& a);
+
+struct ColmapRigSensor {
+  ColmapSensorId sensor;
+  // COLMAP allows a sensor whose calibration is not known yet (no pose);
+  // its images cannot have a pose then (the reader refuses such images).
+  bool has_sensor_from_rig = false;
+  ColmapRigid3 sensor_from_rig;
+};
+
+struct ColmapRig {
+  uint32_t id = 0;
+  // A rig of no sensors has no reference sensor (COLMAP writes 0 sensors).
+  bool has_ref_sensor = false;
+  ColmapSensorId ref_sensor;
+  std::vector<ColmapRigSensor> sensors;  // the non-reference ones, in file order
+};
+
+struct ColmapDataId {
+  ColmapSensorId sensor;
+  uint64_t id = 0;  // an image id for a camera
+};
+
+struct ColmapFrame {
+  uint32_t id = 0;
+  uint32_t rig_id = 0;
+  ColmapRigid3 rig_from_world;
+  std::vector<ColmapDataId> data_ids;  // in file order
+};
+
 struct ColmapTrackElement {
   uint32_t image_id = 0;
   uint32_t point2D_idx = 0;
@@ -64,24 +124,46 @@ struct ColmapPoint3D {
   std::vector<ColmapTrackElement> track;
 };
 
-// The model in file order (the writer keeps it, so that an unchanged model is
-// written back byte for byte in binary form).
+// The model in file order (the writer keeps it, so that an unchanged legacy
+// model is written back byte for byte in binary form; a rig model too, but
+// for the images' poses, which are the ones derived from the frames).
 struct ColmapModel {
   std::vector<ColmapCamera> cameras;
   std::vector<ColmapImage> images;
   std::vector<ColmapPoint3D> points3D;
+  // Whether the model has rig and frame files (read from them, written with
+  // them): the layout is kept from reading to writing.
+  bool has_rigs_and_frames = false;
+  std::vector<ColmapRig> rigs;      // empty without rigs_and_frames
+  std::vector<ColmapFrame> frames;  // empty without rigs_and_frames
 
   int64_t NumTrackElements() const;
-  // Index in cameras / images of the one with this id; -1 when none. Built
-  // by the reader (BuildIndex after changing ids by hand).
+  // Index in cameras / images / rigs / frames of the one with this id; -1
+  // when none. Built by the reader (BuildIndex after changing ids by hand).
   int CameraIndex(uint32_t id) const;
   int ImageIndex(uint32_t id) const;
+  int RigIndex(uint32_t id) const;
+  int FrameIndex(uint32_t id) const;
+  // Of image i (index in images): the index of its frame in frames, and the
+  // index of its camera's sensor in that frame's rig's sensors (-1: the
+  // reference sensor). -1 and -1 in a legacy model. Built by BuildIndex,
+  // which needs a model whose references hold (the reader checks them).
+  int ImageFrameIndex(int image) const;
+  int ImageSensorIndex(int image) const;
   void BuildIndex();
 
  private:
   std::vector<std::pair<uint32_t, int>> camera_index_;  // sorted by id
   std::vector<std::pair<uint32_t, int>> image_index_;
+  std::vector<std::pair<uint32_t, int>> rig_index_;
+  std::vector<std::pair<uint32_t, int>> frame_index_;
+  std::vector<int> image_frame_;   // per image
+  std::vector<int> image_sensor_;  // per image
 };
+
+// cam_from_world of image i as COLMAP computes it (above): from its frame
+// and rig in a rig model, the images.* pose in a legacy one.
+ColmapRigid3 ColmapCamFromWorld(const ColmapModel& model, int image);
 
 bool operator==(const ColmapModel& a, const ColmapModel& b);  // every field, bit for bit
 
@@ -97,7 +179,8 @@ struct ColmapReadOptions {
 
 // The format of the model in `folder`, found as COLMAP does: binary when
 // cameras.bin, images.bin and points3D.bin are all there, else text when the
-// three .txt files are; otherwise false with a message.
+// three .txt files are; otherwise false with a message. rigs.* and frames.*
+// of that format are read when present (both or neither).
 bool DetectColmapFormat(const std::string& folder, ColmapFormat* format,
                         std::string* error);
 
