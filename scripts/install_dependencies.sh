@@ -4,6 +4,9 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
+  # faster builds (scripts/cmake_common.sh): Ninja, and ccache's cache
+  # outside the clone
+  ninja-build ccache
   libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev
   libsuitesparse-dev libtbb-dev libgtest-dev libbenchmark-dev libbz2-dev
   python3 python3-matplotlib

@@ -8,14 +8,34 @@
 #
 # Excluded: tests with the label "no_sanitizers" (none at present). Give a test
 # that label only when it cannot run under ASan at all, and say why next to it.
+# The micro-benchmarks are not built (scripts/test.sh builds and smoke-tests
+# them); the fuzzers link the tests' sanitized library, with a coverage-
+# instrumented copy of the readers only (tests/fuzz/CMakeLists.txt).
 #
-# Environment: BUILD_DIR (default build-asan), JOBS (default: nproc),
-# FUZZ_SECONDS (default 25, per fuzzer).
+#   test_sanitizers.sh              against Debian's Ceres 2.1
+#   test_sanitizers.sh --ceres22    against Ceres 2.2.0 (scripts/build_ceres22.sh)
+#
+# Environment: BUILD_DIR (default build-asan, build-asan-ceres22 with
+# --ceres22), JOBS (default: nproc), FUZZ_SECONDS (default 25, per fuzzer),
+# CERES_SQRTBA_TEST_JITTER (passed to the tests: tests/rounding_jitter.h).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ceres_args=()
+default_dir=build-asan
+case "${1:-}" in
+  --ceres22) ;;
+  "") ;;
+  *) echo "usage: test_sanitizers.sh [--ceres22]" >&2; exit 2 ;;
+esac
 bash scripts/install_dependencies.sh
+if [ "${1:-}" = --ceres22 ]; then
+  prefix=$(bash scripts/build_ceres22.sh)
+  ceres_args=(-DCMAKE_PREFIX_PATH="$prefix" -DCeres_DIR="$prefix/lib/cmake/Ceres")
+  default_dir=build-asan-ceres22
+fi
+source scripts/cmake_common.sh
 
-BUILD_DIR=${BUILD_DIR:-build-asan}
+BUILD_DIR=${BUILD_DIR:-$default_dir}
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-25}
 SANITIZE="-fsanitize=address,undefined"
@@ -24,13 +44,19 @@ SUPPRESSIONS=$PWD/scripts/sanitizers
 
 seconds() { date +%s; }
 start=$(seconds)
+sqrtba_cmake_args "$BUILD_DIR"
+# Line tables are what a report's stack trace needs (and a fifth of -g's
+# object size); the build folder's path is not hashed, so that another
+# clone's build finds ccache's entries.
+export CCACHE_NOHASHDIR=true
 # Debug without NDEBUG (assertions of Eigen, glog's DCHECK on), at -O1.
-CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" \
+CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" "${SQRTBA_CMAKE_ARGS[@]}" "${ceres_args[@]}" \
   -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
   -DCMAKE_CXX_FLAGS="$FLAGS" \
   -DCMAKE_EXE_LINKER_FLAGS="$SANITIZE" \
   -DCMAKE_SHARED_LINKER_FLAGS="$SANITIZE" \
+  -DCERES_SQRTBA_BUILD_BENCHMARKS=OFF \
   -DCERES_SQRTBA_BUILD_FUZZERS=ON \
   -DCERES_SQRTBA_FUZZ_SECONDS="$FUZZ_SECONDS"
 cmake --build "$BUILD_DIR" -j"$JOBS"
