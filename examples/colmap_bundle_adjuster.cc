@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -26,24 +27,58 @@
 #include "run_csv.h"
 
 // COLMAP's own options (`colmap bundle_adjuster`): COLMAP spells them
-// --BundleAdjustment.<name>, which this program accepts and rewrites to
-// --BundleAdjustment_<name> (gflags names cannot hold a dot); both work.
+// --BundleAdjustment.<name> and --BundleAdjustmentCeres.<name>, which this
+// program accepts and rewrites to --BundleAdjustment_<name> (gflags names
+// cannot hold a dot); both spellings work. COLMAP 4 moved the solver's
+// options from BundleAdjustment to BundleAdjustmentCeres and renamed
+// refine_extrinsics to refine_rig_from_world: the older names still work, and
+// giving both names of one option with different values is an error.
 DEFINE_string(input_path, "", "Folder of the COLMAP model to refine (text or binary).");
 DEFINE_string(output_path, "",
-              "Existing folder the refined model is written to, in the input's format "
-              "(must not be the input folder).");
-DEFINE_int32(BundleAdjustment_max_num_iterations, 100, "Maximum minimizer iterations.");
-DEFINE_int32(BundleAdjustment_max_linear_solver_iterations, 200,
+              "Existing folder the refined model is written to, in the input's format and "
+              "layout (must not be the input folder).");
+DEFINE_int32(BundleAdjustmentCeres_max_num_iterations, 100, "Maximum minimizer iterations.");
+DEFINE_int32(BundleAdjustmentCeres_max_linear_solver_iterations, 200,
              "Maximum iterations of iterative linear solvers per step.");
-DEFINE_double(BundleAdjustment_function_tolerance, 0.0, "Solver::Options::function_tolerance.");
-DEFINE_double(BundleAdjustment_gradient_tolerance, 1e-4, "Solver::Options::gradient_tolerance.");
-DEFINE_double(BundleAdjustment_parameter_tolerance, 0.0,
+DEFINE_double(BundleAdjustmentCeres_function_tolerance, 0.0,
+              "Solver::Options::function_tolerance.");
+DEFINE_double(BundleAdjustmentCeres_gradient_tolerance, 1e-4,
+              "Solver::Options::gradient_tolerance.");
+DEFINE_double(BundleAdjustmentCeres_parameter_tolerance, 0.0,
               "Solver::Options::parameter_tolerance.");
+DEFINE_int32(BundleAdjustmentCeres_max_num_images_direct_dense_cpu_solver, 50,
+             "Automatic solver choice: DENSE_SCHUR up to this many images.");
+DEFINE_int32(BundleAdjustmentCeres_max_num_images_direct_sparse_cpu_solver, 1000,
+             "Automatic solver choice: SPARSE_SCHUR up to this many images, ITERATIVE_SCHUR "
+             "above.");
+DEFINE_int32(BundleAdjustmentCeres_min_num_residuals_for_cpu_multi_threading, 50000,
+             "With --num_threads=-1: one thread below this many residuals.");
+// COLMAP 3's names of the first five.
+DEFINE_int32(BundleAdjustment_max_num_iterations, 100,
+             "COLMAP 3's name of --BundleAdjustmentCeres.max_num_iterations.");
+DEFINE_int32(BundleAdjustment_max_linear_solver_iterations, 200,
+             "COLMAP 3's name of --BundleAdjustmentCeres.max_linear_solver_iterations.");
+DEFINE_double(BundleAdjustment_function_tolerance, 0.0,
+              "COLMAP 3's name of --BundleAdjustmentCeres.function_tolerance.");
+DEFINE_double(BundleAdjustment_gradient_tolerance, 1e-4,
+              "COLMAP 3's name of --BundleAdjustmentCeres.gradient_tolerance.");
+DEFINE_double(BundleAdjustment_parameter_tolerance, 0.0,
+              "COLMAP 3's name of --BundleAdjustmentCeres.parameter_tolerance.");
 DEFINE_bool(BundleAdjustment_refine_focal_length, true, "Refine the focal lengths.");
 DEFINE_bool(BundleAdjustment_refine_principal_point, false, "Refine the principal points.");
 DEFINE_bool(BundleAdjustment_refine_extra_params, true,
             "Refine the extra (distortion) parameters.");
-DEFINE_bool(BundleAdjustment_refine_extrinsics, true, "Refine the image poses.");
+DEFINE_bool(BundleAdjustment_refine_rig_from_world, true,
+            "Refine the frames' poses (every image's pose in a model without rigs).");
+DEFINE_bool(BundleAdjustment_refine_extrinsics, true,
+            "COLMAP 3's name of --BundleAdjustment.refine_rig_from_world.");
+DEFINE_bool(BundleAdjustment_refine_sensor_from_rig, true,
+            "Refine the rigs' calibration (each non-reference camera's pose in its rig).");
+DEFINE_bool(BundleAdjustment_refine_points3D, true, "Refine the 3D points.");
+DEFINE_bool(BundleAdjustment_constant_rig_from_world_rotation, false,
+            "Refine only the frames' positions, not their rotations.");
+DEFINE_int32(BundleAdjustment_min_track_length, 0,
+             "Leave out points with shorter tracks (0: every point seen at least twice).");
 DEFINE_string(BundleAdjustment_loss_function_type, "TRIVIAL",
               "TRIVIAL, SOFT_L1, CAUCHY or HUBER (COLMAP's loss_function_type).");
 DEFINE_double(BundleAdjustment_loss_function_scale, 1.0, "Scale of the loss, pixels.");
@@ -83,17 +118,42 @@ constexpr char kProgram[] = "colmap_bundle_adjuster";
 
 int Fail(const std::string& message) { return FailWithMessage(kProgram, message); }
 
-// COLMAP's thresholds (CeresBundleAdjustmentOptions).
-constexpr int kMaxImagesDenseSolver = 50;
-constexpr int kMaxImagesSparseSolver = 1000;
-constexpr int kMinResidualsForThreads = 50000;
+bool GivenOnCommandLine(const char* name) {
+  gflags::CommandLineFlagInfo info;
+  return gflags::GetCommandLineFlagInfo(name, &info) && !info.is_default;
+}
+
+// "BundleAdjustmentCeres_x" -> "--BundleAdjustmentCeres.x".
+std::string Spelled(const std::string& name) {
+  const size_t underscore = name.find('_');
+  return "--" + name.substr(0, underscore) + "." + name.substr(underscore + 1);
+}
+
+// The value of an option with a COLMAP 4 and a COLMAP 3 name: the one given
+// (COLMAP 4's when neither is); both given with different values is an
+// error. *spelling: how the user named it, for messages.
+template <typename T>
+bool ResolveAlias(const char* name, const T& value, const char* old_name, const T& old_value,
+                  T* resolved, std::string* spelling, std::string* error) {
+  const bool given = GivenOnCommandLine(name);
+  const bool old_given = GivenOnCommandLine(old_name);
+  if (given && old_given && !(value == old_value)) {
+    *error = Spelled(name) + " and " + Spelled(old_name) +
+             " (COLMAP 3's name of the same option) are both given, with different values";
+    return false;
+  }
+  *resolved = old_given && !given ? old_value : value;
+  *spelling = Spelled(old_given && !given ? old_name : name);
+  return true;
+}
 
 // COLMAP's automatic choice of linear solver for a problem with this many
-// images.
+// images (CeresBundleAdjustmentOptions::CreateSolverOptions).
 void ColmapAutomaticSolver(int num_images, bool has_sparse, Solver::Options* options) {
-  if (num_images <= kMaxImagesDenseSolver) {
+  if (num_images <= FLAGS_BundleAdjustmentCeres_max_num_images_direct_dense_cpu_solver) {
     options->linear_solver_type = ceres::DENSE_SCHUR;
-  } else if (has_sparse && num_images <= kMaxImagesSparseSolver) {
+  } else if (has_sparse &&
+             num_images <= FLAGS_BundleAdjustmentCeres_max_num_images_direct_sparse_cpu_solver) {
     options->linear_solver_type = ceres::SPARSE_SCHUR;
   } else {
     options->linear_solver_type = ceres::ITERATIVE_SCHUR;
@@ -161,29 +221,58 @@ bool SetSolverOptions(int num_images, int num_residuals, Setup* setup, std::stri
              "sqrt_sparse_schur, or automatic with --sqrt_automatic and a Schur choice)";
     return false;
   }
-  const int iterations =
-      FLAGS_num_iterations >= 0 ? FLAGS_num_iterations : FLAGS_BundleAdjustment_max_num_iterations;
+  if (FLAGS_BundleAdjustmentCeres_max_num_images_direct_dense_cpu_solver >=
+      FLAGS_BundleAdjustmentCeres_max_num_images_direct_sparse_cpu_solver) {
+    *error = "--BundleAdjustmentCeres.max_num_images_direct_dense_cpu_solver must be less than "
+             "--BundleAdjustmentCeres.max_num_images_direct_sparse_cpu_solver";
+    return false;
+  }
+  int max_iterations = 0;
+  int max_linear_iterations = 0;
+  double tolerances[3] = {0.0, 0.0, 0.0};
+  std::string spelling;
+  std::string linear_spelling;
+  std::string tolerance_spellings[3];
+  if (!ResolveAlias("BundleAdjustmentCeres_max_num_iterations",
+                    FLAGS_BundleAdjustmentCeres_max_num_iterations,
+                    "BundleAdjustment_max_num_iterations", FLAGS_BundleAdjustment_max_num_iterations,
+                    &max_iterations, &spelling, error) ||
+      !ResolveAlias("BundleAdjustmentCeres_max_linear_solver_iterations",
+                    FLAGS_BundleAdjustmentCeres_max_linear_solver_iterations,
+                    "BundleAdjustment_max_linear_solver_iterations",
+                    FLAGS_BundleAdjustment_max_linear_solver_iterations, &max_linear_iterations,
+                    &linear_spelling, error) ||
+      !ResolveAlias("BundleAdjustmentCeres_function_tolerance",
+                    FLAGS_BundleAdjustmentCeres_function_tolerance,
+                    "BundleAdjustment_function_tolerance", FLAGS_BundleAdjustment_function_tolerance,
+                    &tolerances[0], &tolerance_spellings[0], error) ||
+      !ResolveAlias("BundleAdjustmentCeres_gradient_tolerance",
+                    FLAGS_BundleAdjustmentCeres_gradient_tolerance,
+                    "BundleAdjustment_gradient_tolerance", FLAGS_BundleAdjustment_gradient_tolerance,
+                    &tolerances[1], &tolerance_spellings[1], error) ||
+      !ResolveAlias("BundleAdjustmentCeres_parameter_tolerance",
+                    FLAGS_BundleAdjustmentCeres_parameter_tolerance,
+                    "BundleAdjustment_parameter_tolerance",
+                    FLAGS_BundleAdjustment_parameter_tolerance, &tolerances[2],
+                    &tolerance_spellings[2], error)) {
+    return false;
+  }
+  const int iterations = FLAGS_num_iterations >= 0 ? FLAGS_num_iterations : max_iterations;
   if (iterations < 0) {
-    *error = "--BundleAdjustment.max_num_iterations must be at least 0";
+    *error = spelling + " must be at least 0";
     return false;
   }
   if (FLAGS_num_iterations < -1) {
     *error = "--num_iterations must be at least 0 (or -1)";
     return false;
   }
-  if (FLAGS_BundleAdjustment_max_linear_solver_iterations < 1) {
-    *error = "--BundleAdjustment.max_linear_solver_iterations must be at least 1";
+  if (max_linear_iterations < 1) {
+    *error = linear_spelling + " must be at least 1";
     return false;
   }
-  const double tolerances[3] = {FLAGS_BundleAdjustment_function_tolerance,
-                                FLAGS_BundleAdjustment_gradient_tolerance,
-                                FLAGS_BundleAdjustment_parameter_tolerance};
-  const char* tolerance_names[3] = {"function_tolerance", "gradient_tolerance",
-                                    "parameter_tolerance"};
   for (int k = 0; k < 3; ++k) {
     if (!(tolerances[k] >= 0.0) || !std::isfinite(tolerances[k])) {
-      *error = std::string("--BundleAdjustment.") + tolerance_names[k] +
-               " must be a finite value >= 0";
+      *error = tolerance_spellings[k] + " must be a finite value >= 0";
       return false;
     }
   }
@@ -193,15 +282,15 @@ bool SetSolverOptions(int num_images, int num_residuals, Setup* setup, std::stri
   }
   int threads = FLAGS_num_threads;
   if (threads == -1) {
-    threads = num_residuals < kMinResidualsForThreads
+    threads = num_residuals < FLAGS_BundleAdjustmentCeres_min_num_residuals_for_cpu_multi_threading
                   ? 1
                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }
   options.max_num_iterations = iterations;
-  options.max_linear_solver_iterations = FLAGS_BundleAdjustment_max_linear_solver_iterations;
-  options.function_tolerance = FLAGS_BundleAdjustment_function_tolerance;
-  options.gradient_tolerance = FLAGS_BundleAdjustment_gradient_tolerance;
-  options.parameter_tolerance = FLAGS_BundleAdjustment_parameter_tolerance;
+  options.max_linear_solver_iterations = max_linear_iterations;
+  options.function_tolerance = tolerances[0];
+  options.gradient_tolerance = tolerances[1];
+  options.parameter_tolerance = tolerances[2];
   // COLMAP's other solver settings.
   options.max_num_consecutive_invalid_steps = 10;
   options.max_consecutive_nonmonotonic_steps = 10;
@@ -272,7 +361,20 @@ int Run() {
   ba.refine_focal_length = FLAGS_BundleAdjustment_refine_focal_length;
   ba.refine_principal_point = FLAGS_BundleAdjustment_refine_principal_point;
   ba.refine_extra_params = FLAGS_BundleAdjustment_refine_extra_params;
-  ba.refine_extrinsics = FLAGS_BundleAdjustment_refine_extrinsics;
+  {
+    std::string spelling;
+    if (!ResolveAlias("BundleAdjustment_refine_rig_from_world",
+                      FLAGS_BundleAdjustment_refine_rig_from_world,
+                      "BundleAdjustment_refine_extrinsics", FLAGS_BundleAdjustment_refine_extrinsics,
+                      &ba.refine_rig_from_world, &spelling, &error)) {
+      return Fail(error);
+    }
+  }
+  ba.refine_sensor_from_rig = FLAGS_BundleAdjustment_refine_sensor_from_rig;
+  ba.refine_points3D = FLAGS_BundleAdjustment_refine_points3D;
+  ba.constant_rig_from_world_rotation = FLAGS_BundleAdjustment_constant_rig_from_world_rotation;
+  ba.min_track_length = FLAGS_BundleAdjustment_min_track_length;
+  if (ba.min_track_length < 0) return Fail("--BundleAdjustment.min_track_length must be at least 0");
   if (!StringToColmapLoss(FLAGS_BundleAdjustment_loss_function_type, &ba.loss)) {
     return Fail("unknown --BundleAdjustment.loss_function_type '" +
                 FLAGS_BundleAdjustment_loss_function_type +
@@ -334,10 +436,20 @@ int Run() {
                 colmap_problem.skipped_observations());
   }
   std::printf("\n");
-  if (colmap_problem.gauge_images().size() == 2) {
+  if (model.has_rigs_and_frames) {
+    std::printf("Rigs: %d frames, %d sensor_from_rig poses (%s)\n", colmap_problem.num_frames(),
+                colmap_problem.num_sensor_poses(),
+                ba.refine_sensor_from_rig ? "refined" : "constant");
+  }
+  if (colmap_problem.gauge_images().size() == 2 && model.has_rigs_and_frames) {
+    std::printf("Gauge: pose of frame %u (image %u) fixed, one translation coordinate of frame %u "
+                "(image %u) fixed\n",
+                colmap_problem.gauge_frames()[0], colmap_problem.gauge_images()[0],
+                colmap_problem.gauge_frames()[1], colmap_problem.gauge_images()[1]);
+  } else if (colmap_problem.gauge_images().size() == 2) {
     std::printf("Gauge: pose of image %u fixed, one translation coordinate of image %u fixed\n",
                 colmap_problem.gauge_images()[0], colmap_problem.gauge_images()[1]);
-  } else if (ba.refine_extrinsics) {
+  } else if (ba.refine_rig_from_world) {
     std::printf("Gauge: no second image away from the first; %d points fixed\n",
                 colmap_problem.gauge_fixed_points());
   }
@@ -412,16 +524,19 @@ int Run() {
   return 0;
 }
 
-// COLMAP's spelling --BundleAdjustment.<name> [value] as gflags reads it:
-// --BundleAdjustment_<name>, and a boolean's separate 0/1/true/false value
+// COLMAP's spelling --BundleAdjustment[Ceres].<name> [value] as gflags reads
+// it: --BundleAdjustment[Ceres]_<name>, and a boolean's separate 0/1/true/false value
 // joined with '='.
 std::vector<std::string> RewriteColmapArguments(int argc, char** argv) {
   std::vector<std::string> args;
-  const std::string prefix = "--BundleAdjustment.";
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
-    if (i > 0 && arg.compare(0, prefix.size(), prefix) == 0) {
-      arg = "--BundleAdjustment_" + arg.substr(prefix.size());
+    std::string prefix;
+    for (const char* group : {"--BundleAdjustment.", "--BundleAdjustmentCeres."}) {
+      if (arg.compare(0, std::strlen(group), group) == 0) prefix = group;
+    }
+    if (i > 0 && !prefix.empty()) {
+      arg = prefix.substr(0, prefix.size() - 1) + "_" + arg.substr(prefix.size());
       if (arg.find('=') == std::string::npos && i + 1 < argc) {
         gflags::CommandLineFlagInfo info;
         const std::string next = argv[i + 1];

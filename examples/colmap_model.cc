@@ -788,6 +788,10 @@ int64_t ColmapModel::NumTrackElements() const {
   return total;
 }
 
+void BuildRigIndexTmp(const ColmapModel& model, std::vector<std::pair<uint32_t, int>>* rig_index,
+                      std::vector<std::pair<uint32_t, int>>* frame_index,
+                      std::vector<int>* image_frame, std::vector<int>* image_sensor);
+
 void ColmapModel::BuildIndex() {
   camera_index_.clear();
   image_index_.clear();
@@ -795,6 +799,7 @@ void ColmapModel::BuildIndex() {
   for (size_t i = 0; i < images.size(); ++i) image_index_.emplace_back(images[i].id, i);
   std::sort(camera_index_.begin(), camera_index_.end());
   std::sort(image_index_.begin(), image_index_.end());
+  BuildRigIndexTmp(*this, &rig_index_, &frame_index_, &image_frame_, &image_sensor_);
 }
 
 namespace {

@@ -42,16 +42,108 @@ struct ReprojectionError {
   }
 };
 
+// The same for an image that is not its frame's reference sensor:
+// cam_from_world = sensor_from_rig * rig_from_world (COLMAP's
+// RigReprojErrorCostFunctor), both poses in the layout above.
+template <typename Model>
+struct RigReprojectionError {
+  double observed_x;
+  double observed_y;
+
+  template <typename T>
+  bool operator()(const T* point, const T* sensor_from_rig, const T* rig_from_world,
+                  const T* camera, T* residuals) const {
+    const Eigen::Map<const Eigen::Quaternion<T>> rig_rotation(rig_from_world);
+    const Eigen::Map<const Eigen::Matrix<T, 3, 1>> rig_translation(rig_from_world + 4);
+    const Eigen::Map<const Eigen::Quaternion<T>> sensor_rotation(sensor_from_rig);
+    const Eigen::Map<const Eigen::Matrix<T, 3, 1>> sensor_translation(sensor_from_rig + 4);
+    const Eigen::Map<const Eigen::Matrix<T, 3, 1>> world(point);
+    const Eigen::Matrix<T, 3, 1> in_rig = rig_rotation * world + rig_translation;
+    const Eigen::Matrix<T, 3, 1> in_camera = sensor_rotation * in_rig + sensor_translation;
+    T pixel[2];
+    if (!Model::Project(camera, in_camera.data(), pixel)) {
+      residuals[0] = T(0);
+      residuals[1] = T(0);
+      return true;
+    }
+    residuals[0] = pixel[0] - T(observed_x);
+    residuals[1] = pixel[1] - T(observed_y);
+    return true;
+  }
+};
+
+// And with sensor_from_rig held constant (COLMAP's
+// RigReprojErrorConstantRigCostFunctor): a value of the cost function.
+template <typename Model>
+struct ConstantRigReprojectionError {
+  RigReprojectionError<Model> error;
+  std::array<double, 7> sensor_from_rig;
+
+  template <typename T>
+  bool operator()(const T* point, const T* rig_from_world, const T* camera, T* residuals) const {
+    T sensor[7];
+    for (int k = 0; k < 7; ++k) sensor[k] = T(sensor_from_rig[k]);
+    return error(point, sensor, rig_from_world, camera, residuals);
+  }
+};
+
+// kind 0: (point, pose, camera); 1: (point, sensor_from_rig, rig_from_world,
+// camera); 2: (point, rig_from_world, camera) with sensor_from_rig constant.
 struct CostFactory {
   double x;
   double y;
+  int kind = 0;
+  const std::array<double, 7>* sensor_from_rig = nullptr;
   ceres::CostFunction* result = nullptr;
   template <typename Model>
   void operator()() {
-    result = new ceres::AutoDiffCostFunction<ReprojectionError<Model>, 2, 3, 7, Model::kNumParams>(
-        new ReprojectionError<Model>{x, y});
+    if (kind == 0) {
+      result = new ceres::AutoDiffCostFunction<ReprojectionError<Model>, 2, 3, 7, Model::kNumParams>(
+          new ReprojectionError<Model>{x, y});
+    } else if (kind == 1) {
+      result = new ceres::AutoDiffCostFunction<RigReprojectionError<Model>, 2, 3, 7, 7,
+                                               Model::kNumParams>(
+          new RigReprojectionError<Model>{x, y});
+    } else {
+      result = new ceres::AutoDiffCostFunction<ConstantRigReprojectionError<Model>, 2, 3, 7,
+                                               Model::kNumParams>(
+          new ConstantRigReprojectionError<Model>{{x, y}, *sensor_from_rig});
+    }
   }
 };
+
+// Eigen layout (x, y, z, w, t) of a COLMAP transform, normalized.
+std::array<double, 7> ToEigenLayout(const ColmapRigid3& pose) {
+  Eigen::Quaterniond q(pose.qvec[0], pose.qvec[1], pose.qvec[2], pose.qvec[3]);
+  q.normalize();
+  return {q.x(), q.y(), q.z(), q.w(), pose.tvec[0], pose.tvec[1], pose.tvec[2]};
+}
+
+ColmapRigid3 FromEigenLayout(const std::array<double, 7>& pose) {
+  ColmapRigid3 r;
+  r.qvec[0] = pose[3];
+  r.qvec[1] = pose[0];
+  r.qvec[2] = pose[1];
+  r.qvec[3] = pose[2];
+  for (int k = 0; k < 3; ++k) r.tvec[k] = pose[4 + k];
+  return r;
+}
+
+// a * b in the Eigen layout.
+std::array<double, 7> Compose(const std::array<double, 7>& a, const std::array<double, 7>& b) {
+  const Eigen::Map<const Eigen::Quaterniond> qa(a.data());
+  const Eigen::Map<const Eigen::Quaterniond> qb(b.data());
+  const Eigen::Quaterniond q = qa * qb;
+  const Eigen::Vector3d t =
+      qa * Eigen::Map<const Eigen::Vector3d>(b.data() + 4) + Eigen::Map<const Eigen::Vector3d>(a.data() + 4);
+  return {q.x(), q.y(), q.z(), q.w(), t.x(), t.y(), t.z()};
+}
+
+ceres::Manifold* PoseManifold(bool constant_rotation) {
+  if (constant_rotation) return new ceres::SubsetManifold(7, {0, 1, 2, 3});
+  return new ceres::ProductManifold<ceres::EigenQuaternionManifold, ceres::EuclideanManifold<3>>(
+      ceres::EigenQuaternionManifold(), ceres::EuclideanManifold<3>());
+}
 
 struct DoubleProjector {
   const double* params;
@@ -111,16 +203,50 @@ bool StringToColmapLoss(const std::string& name, ColmapLoss* loss) {
 bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel& model,
                           ceres::Problem* problem, std::string* error) {
   const size_t num_images = model.images.size();
-  poses_.assign(num_images, {});
-  image_used_.assign(num_images, 0);
-  for (size_t i = 0; i < num_images; ++i) {
-    const ColmapImage& image = model.images[i];
-    // Eigen's layout (x, y, z, w), normalized as COLMAP normalizes before a
-    // bundle adjustment.
-    Eigen::Quaterniond q(image.qvec[0], image.qvec[1], image.qvec[2], image.qvec[3]);
-    q.normalize();
-    poses_[i] = {q.x(), q.y(), q.z(), q.w(), image.tvec[0], image.tvec[1], image.tvec[2]};
+  rig_model_ = model.has_rigs_and_frames;
+  // Frames and sensors: a legacy model's images are its frames, all of them
+  // reference sensors (COLMAP reads it as one rig per camera and one frame
+  // per image).
+  frame_poses_.clear();
+  sensor_poses_.clear();
+  sensor_rig_.clear();
+  image_frame_.assign(num_images, -1);
+  image_sensor_.assign(num_images, -1);
+  std::vector<int> rig_sensor_offset(model.rigs.size(), 0);
+  if (rig_model_) {
+    for (const ColmapFrame& frame : model.frames) frame_poses_.push_back(ToEigenLayout(frame.rig_from_world));
+    for (size_t r = 0; r < model.rigs.size(); ++r) {
+      rig_sensor_offset[r] = static_cast<int>(sensor_poses_.size());
+      for (const ColmapRigSensor& sensor : model.rigs[r].sensors) {
+        sensor_poses_.push_back(ToEigenLayout(sensor.sensor_from_rig));
+        sensor_rig_.push_back(static_cast<int>(r));
+      }
+    }
+    for (size_t i = 0; i < num_images; ++i) {
+      const int frame = model.ImageFrameIndex(static_cast<int>(i));
+      const int sensor = model.ImageSensorIndex(static_cast<int>(i));
+      if (frame < 0) {
+        *error = "image " + std::to_string(model.images[i].id) + " is in no frame";
+        return false;
+      }
+      image_frame_[i] = frame;
+      if (sensor >= 0) {
+        image_sensor_[i] = rig_sensor_offset[model.RigIndex(model.frames[frame].rig_id)] + sensor;
+      }
+    }
+  } else {
+    for (size_t i = 0; i < num_images; ++i) {
+      const ColmapImage& image = model.images[i];
+      ColmapRigid3 pose;
+      std::copy(image.qvec, image.qvec + 4, pose.qvec);
+      std::copy(image.tvec, image.tvec + 3, pose.tvec);
+      frame_poses_.push_back(ToEigenLayout(pose));
+      image_frame_[i] = static_cast<int>(i);
+    }
   }
+  image_used_.assign(num_images, 0);
+  frame_used_.assign(frame_poses_.size(), 0);
+  sensor_used_.assign(sensor_poses_.size(), 0);
   cameras_.assign(model.cameras.size(), {});
   camera_models_.assign(model.cameras.size(), 0);
   camera_used_.assign(model.cameras.size(), 0);
@@ -156,29 +282,52 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
   for (const int i : order) {
     const ColmapImage& image = model.images[i];
     const int camera = model.CameraIndex(image.camera_id);
+    const int frame = image_frame_[i];
+    const int sensor = image_sensor_[i];
     for (const ColmapPoint2D& point2D : image.points2D) {
       if (point2D.point3D_id == kInvalidPoint3DId) continue;
       const int point = point_index.at(point2D.point3D_id);
-      if (model.points3D[point].track.size() < 2) {
+      const size_t track = model.points3D[point].track.size();
+      if (track < 2 || (options.min_track_length > 0 &&
+                        track < static_cast<size_t>(options.min_track_length))) {
         ++skipped_observations_;
         continue;
       }
       observations_.push_back({i, camera, point, point2D.x, point2D.y});
-      problem->AddResidualBlock(
-          CreateColmapReprojectionError(camera_models_[camera], point2D.x, point2D.y), loss,
-          points_[point].data(), poses_[i].data(), cameras_[camera].data());
+      CostFactory factory{point2D.x, point2D.y};
+      if (sensor < 0) {
+        colmap_models::VisitModel(camera_models_[camera], factory);
+        problem->AddResidualBlock(factory.result, loss, points_[point].data(),
+                                  frame_poses_[frame].data(), cameras_[camera].data());
+      } else if (options.refine_sensor_from_rig) {
+        factory.kind = 1;
+        colmap_models::VisitModel(camera_models_[camera], factory);
+        problem->AddResidualBlock(factory.result, loss, points_[point].data(),
+                                  sensor_poses_[sensor].data(), frame_poses_[frame].data(),
+                                  cameras_[camera].data());
+        sensor_used_[sensor] = 1;
+      } else {
+        factory.kind = 2;
+        factory.sensor_from_rig = &sensor_poses_[sensor];
+        colmap_models::VisitModel(camera_models_[camera], factory);
+        problem->AddResidualBlock(factory.result, loss, points_[point].data(),
+                                  frame_poses_[frame].data(), cameras_[camera].data());
+      }
       image_used_[i] = 1;
+      frame_used_[frame] = 1;
       camera_used_[camera] = 1;
       point_used_[point] = 1;
     }
   }
   if (loss != nullptr && observations_.empty()) delete loss;
   if (observations_.empty()) {
-    *error = "the model has no observation of a 3D point seen in at least 2 images: "
-             "nothing to adjust";
+    *error = "the model has no observation of a 3D point seen in at least " +
+             std::to_string(std::max(2, options.min_track_length)) + " images: nothing to adjust";
     return false;
   }
   num_images_ = static_cast<int>(std::count(image_used_.begin(), image_used_.end(), 1));
+  num_frames_ = static_cast<int>(std::count(frame_used_.begin(), frame_used_.end(), 1));
+  num_sensor_poses_ = static_cast<int>(std::count(sensor_used_.begin(), sensor_used_.end(), 1));
   num_cameras_ = static_cast<int>(std::count(camera_used_.begin(), camera_used_.end(), 1));
   num_points_ = static_cast<int>(std::count(point_used_.begin(), point_used_.end(), 1));
 
@@ -207,45 +356,76 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
     }
   }
 
-  // Poses.
-  for (size_t i = 0; i < num_images; ++i) {
-    if (!image_used_[i]) continue;
-    if (!options.refine_extrinsics) {
-      problem->SetParameterBlockConstant(poses_[i].data());
+  // Poses: rig_from_world per frame, sensor_from_rig per used sensor.
+  for (size_t f = 0; f < frame_poses_.size(); ++f) {
+    if (!frame_used_[f]) continue;
+    if (!options.refine_rig_from_world) {
+      problem->SetParameterBlockConstant(frame_poses_[f].data());
     } else {
-      problem->SetManifold(
-          poses_[i].data(),
-          new ceres::ProductManifold<ceres::EigenQuaternionManifold, ceres::EuclideanManifold<3>>(
-              ceres::EigenQuaternionManifold(), ceres::EuclideanManifold<3>()));
+      problem->SetManifold(frame_poses_[f].data(),
+                           PoseManifold(options.constant_rig_from_world_rotation));
+    }
+  }
+  // A rig whose reference sensor has no image in the problem: its sensors'
+  // poses constant (COLMAP's ParameterizeRigsAndFrames).
+  std::vector<char> rig_has_reference(model.rigs.size(), 0);
+  for (size_t i = 0; i < num_images; ++i) {
+    if (image_used_[i] && rig_model_ && image_sensor_[i] < 0) {
+      rig_has_reference[model.RigIndex(model.frames[image_frame_[i]].rig_id)] = 1;
+    }
+  }
+  for (size_t k = 0; k < sensor_poses_.size(); ++k) {
+    if (!sensor_used_[k]) continue;
+    problem->SetManifold(sensor_poses_[k].data(), PoseManifold(false));
+    if (!rig_has_reference[sensor_rig_[k]]) problem->SetParameterBlockConstant(sensor_poses_[k].data());
+  }
+
+  // Points.
+  if (!options.refine_points3D) {
+    for (size_t p = 0; p < points_.size(); ++p) {
+      if (point_used_[p]) problem->SetParameterBlockConstant(points_[p].data());
     }
   }
   gauge_images_.clear();
+  gauge_frames_.clear();
   gauge_fixed_points_ = 0;
-  if (options.refine_extrinsics) FixGauge(model, problem);
+  if (options.refine_rig_from_world) FixGauge(model, options, problem);
   return true;
 }
 
-void ColmapProblem::FixGauge(const ColmapModel& model, ceres::Problem* problem) {
+void ColmapProblem::FixGauge(const ColmapModel& model, const ColmapBundleOptions& options,
+                             ceres::Problem* problem) {
   std::vector<int> order;
   for (size_t i = 0; i < model.images.size(); ++i) {
     if (image_used_[i]) order.push_back(static_cast<int>(i));
   }
   std::sort(order.begin(), order.end(),
             [&](int a, int b) { return model.images[a].id < model.images[b].id; });
+  // An image whose camera's pose in its frame is fixed: a reference sensor,
+  // or a sensor whose sensor_from_rig is constant.
+  auto fixed_sensor = [&](int i) {
+    const int sensor = image_sensor_[i];
+    return sensor < 0 || !options.refine_sensor_from_rig ||
+           problem->IsParameterBlockConstant(sensor_poses_[sensor].data());
+  };
   int first = -1;
   int second = -1;
   int fixed_coordinate = 0;
   for (const int i : order) {
+    if (!fixed_sensor(i)) continue;
     if (first < 0) {
       first = i;
       continue;
     }
-    // The translation of first-from-second: the baseline, in the first
-    // camera's frame.
-    const Eigen::Map<const Eigen::Quaterniond> q1(poses_[first].data());
-    const Eigen::Map<const Eigen::Quaterniond> q2(poses_[i].data());
-    const Eigen::Map<const Eigen::Vector3d> t1(poses_[first].data() + 4);
-    const Eigen::Map<const Eigen::Vector3d> t2(poses_[i].data() + 4);
+    if (image_frame_[i] == image_frame_[first]) continue;
+    // The translation of frame1_from_frame2: the baseline, in the first
+    // frame's coordinates.
+    const std::array<double, 7>& f1 = frame_poses_[image_frame_[first]];
+    const std::array<double, 7>& f2 = frame_poses_[image_frame_[i]];
+    const Eigen::Map<const Eigen::Quaterniond> q1(f1.data());
+    const Eigen::Map<const Eigen::Quaterniond> q2(f2.data());
+    const Eigen::Map<const Eigen::Vector3d> t1(f1.data() + 4);
+    const Eigen::Map<const Eigen::Vector3d> t2(f2.data() + 4);
     const Eigen::Vector3d baseline = t1 - (q1 * q2.conjugate()) * t2;
     Eigen::Index largest = 0;
     if (baseline.cwiseAbs().maxCoeff(&largest) > 1e-9) {
@@ -255,19 +435,29 @@ void ColmapProblem::FixGauge(const ColmapModel& model, ceres::Problem* problem) 
     }
   }
   if (first >= 0 && second >= 0) {
-    problem->SetParameterBlockConstant(poses_[first].data());
-    problem->SetManifold(
-        poses_[second].data(),
-        new ceres::ProductManifold<ceres::EigenQuaternionManifold, ceres::SubsetManifold>(
-            ceres::EigenQuaternionManifold(), ceres::SubsetManifold(3, {fixed_coordinate})));
+    double* frame1 = frame_poses_[image_frame_[first]].data();
+    double* frame2 = frame_poses_[image_frame_[second]].data();
+    problem->SetParameterBlockConstant(frame1);
+    if (options.constant_rig_from_world_rotation) {
+      problem->SetManifold(frame2, new ceres::SubsetManifold(7, {0, 1, 2, 3, 4 + fixed_coordinate}));
+    } else {
+      problem->SetManifold(
+          frame2, new ceres::ProductManifold<ceres::EigenQuaternionManifold, ceres::SubsetManifold>(
+                      ceres::EigenQuaternionManifold(), ceres::SubsetManifold(3, {fixed_coordinate})));
+    }
     gauge_images_ = {model.images[first].id, model.images[second].id};
+    if (rig_model_) {
+      gauge_frames_ = {model.frames[image_frame_[first]].id, model.frames[image_frame_[second]].id};
+    } else {
+      gauge_frames_ = gauge_images_;
+    }
     return;
   }
   // Three points that span space (in file order).
   Eigen::Matrix3d fixed = Eigen::Matrix3d::Zero();
   int count = 0;
   for (size_t p = 0; p < points_.size() && count < 3; ++p) {
-    if (!point_used_[p]) continue;
+    if (!point_used_[p] || problem->IsParameterBlockConstant(points_[p].data())) continue;
     fixed.col(count) = Eigen::Map<const Eigen::Vector3d>(points_[p].data());
     if (fixed.colPivHouseholderQr().rank() > count) {
       problem->SetParameterBlockConstant(points_[p].data());
@@ -279,13 +469,22 @@ void ColmapProblem::FixGauge(const ColmapModel& model, ceres::Problem* problem) 
   gauge_fixed_points_ = count;
 }
 
+std::array<double, 7> ColmapProblem::CamFromWorld(int image) const {
+  const std::array<double, 7>& frame = frame_poses_[image_frame_[image]];
+  const int sensor = image_sensor_[image];
+  return sensor < 0 ? frame : Compose(sensor_poses_[sensor], frame);
+}
+
 std::shared_ptr<ceres::ParameterBlockOrdering> ColmapProblem::PointsFirstOrdering() const {
   auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
   for (size_t p = 0; p < points_.size(); ++p) {
     if (point_used_[p]) ordering->AddElementToGroup(const_cast<double*>(points_[p].data()), 0);
   }
-  for (size_t i = 0; i < poses_.size(); ++i) {
-    if (image_used_[i]) ordering->AddElementToGroup(const_cast<double*>(poses_[i].data()), 1);
+  for (size_t f = 0; f < frame_poses_.size(); ++f) {
+    if (frame_used_[f]) ordering->AddElementToGroup(const_cast<double*>(frame_poses_[f].data()), 1);
+  }
+  for (size_t k = 0; k < sensor_poses_.size(); ++k) {
+    if (sensor_used_[k]) ordering->AddElementToGroup(const_cast<double*>(sensor_poses_[k].data()), 1);
   }
   for (size_t c = 0; c < cameras_.size(); ++c) {
     if (camera_used_[c]) ordering->AddElementToGroup(const_cast<double*>(cameras_[c].data()), 1);
@@ -300,7 +499,7 @@ void ColmapProblem::PointErrors(std::vector<double>* sum, std::vector<int>* coun
   int64_t failed = 0;
   for (const Observation& o : observations_) {
     double error = 0.0;
-    if (ObservationError(camera_models_[o.camera], cameras_[o.camera].data(), poses_[o.image],
+    if (ObservationError(camera_models_[o.camera], cameras_[o.camera].data(), CamFromWorld(o.image),
                          points_[o.point].data(), o.x, o.y, &error)) {
       (*sum)[o.point] += error;
       ++(*count)[o.point];
@@ -326,15 +525,27 @@ double ColmapProblem::MeanReprojectionError(int64_t* not_projected) const {
 }
 
 void ColmapProblem::WriteBack(ColmapModel* model) const {
+  if (rig_model_) {
+    for (size_t f = 0; f < model->frames.size(); ++f) {
+      if (frame_used_[f]) model->frames[f].rig_from_world = FromEigenLayout(frame_poses_[f]);
+    }
+    size_t k = 0;
+    for (ColmapRig& rig : model->rigs) {
+      for (ColmapRigSensor& sensor : rig.sensors) {
+        if (sensor_used_[k]) sensor.sensor_from_rig = FromEigenLayout(sensor_poses_[k]);
+        ++k;
+      }
+    }
+  }
   for (size_t i = 0; i < model->images.size(); ++i) {
-    if (!image_used_[i]) continue;
+    // Every image of a rig model: its frame or sensor may have moved with
+    // another image's observations.
+    if (!rig_model_ && !image_used_[i]) continue;
+    const ColmapRigid3 pose = rig_model_ ? ColmapCamFromWorld(*model, static_cast<int>(i))
+                                         : FromEigenLayout(frame_poses_[i]);
     ColmapImage& image = model->images[i];
-    const std::array<double, 7>& pose = poses_[i];
-    image.qvec[0] = pose[3];
-    image.qvec[1] = pose[0];
-    image.qvec[2] = pose[1];
-    image.qvec[3] = pose[2];
-    for (int k = 0; k < 3; ++k) image.tvec[k] = pose[4 + k];
+    std::copy(pose.qvec, pose.qvec + 4, image.qvec);
+    std::copy(pose.tvec, pose.tvec + 3, image.tvec);
   }
   for (size_t c = 0; c < model->cameras.size(); ++c) {
     if (camera_used_[c]) model->cameras[c].params = cameras_[c];

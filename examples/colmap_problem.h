@@ -1,31 +1,48 @@
-// The bundle adjustment problem COLMAP's bundle adjuster builds from a model
-// (src/colmap/estimators/bundle_adjustment_ceres.cc, current version), as a
+// The bundle adjustment problem COLMAP 4.1.1's bundle adjuster builds from a
+// model (src/colmap/estimators/bundle_adjustment_ceres.cc,
+// DefaultBundleAdjuster with every image in the configuration and the gauge
+// TWO_CAMS_FROM_WORLD, as `colmap bundle_adjuster` runs it), as a
 // ceres::Problem for ceres_sqrtba::Solve or ceres::Solve:
 //
 // - one residual block of 2 values per observation (2D point of an image that
-//   refers to a 3D point), on (point xyz, image pose, camera intrinsics), in
-//   image id order and, within an image, in 2D point order; COLMAP's
-//   projection for the camera's model, autodiff; residuals 0 when the point
-//   is behind the camera (as COLMAP's cost functions do);
-// - poses as one 7-vector block per image, camera from world: Eigen's
-//   quaternion layout (x, y, z, w) then the translation, on
-//   ProductManifold<EigenQuaternionManifold, EuclideanManifold<3>>. This is
-//   what COLMAP uses since poses became Rigid3d parameter blocks (3.10 and
-//   later; up to 3.8 it used separate (w, x, y, z) quaternion and translation
-//   blocks);
+//   refers to a 3D point), in image id order and, within an image, in 2D
+//   point order; COLMAP's projection for the camera's model, autodiff;
+//   residuals 0 when the point is behind the camera (as COLMAP's cost
+//   functions do). An image that is its frame's reference sensor (every image
+//   of a legacy model) has its block on (point xyz, rig_from_world, camera
+//   intrinsics); any other on (point xyz, sensor_from_rig, rig_from_world,
+//   intrinsics), cam_from_world = sensor_from_rig * rig_from_world, or, when
+//   sensor_from_rig is not refined, on (point xyz, rig_from_world,
+//   intrinsics) with sensor_from_rig a constant of the cost function;
+// - poses as 7-vector blocks: Eigen's quaternion layout (x, y, z, w) then the
+//   translation, on ProductManifold<EigenQuaternionManifold,
+//   EuclideanManifold<3>>, normalized first: one rig_from_world per frame
+//   (per image in a legacy model, whose frames are its images, as COLMAP
+//   reads such a model) and one sensor_from_rig per non-reference sensor of
+//   a rig (shared by the rig's frames); rig_from_world constant when not
+//   refined (refine_rig_from_world, COLMAP 3's refine_extrinsics), its
+//   rotation constant with constant_rig_from_world_rotation; the
+//   sensor_from_rig of a rig whose reference sensor has no image in the
+//   problem held constant (otherwise the rig's pose and its sensors' would be
+//   free together);
 // - one intrinsics block per camera, shared by the images that use it; the
 //   groups not refined (focal length, principal point, extra parameters) held
 //   on a SubsetManifold, the whole block constant when nothing is refined;
+// - points constant when not refined (refine_points3D); observations of
+//   points whose track is shorter than min_track_length (when > 0) left out,
+//   and so are those of points whose track has fewer than 2 elements (COLMAP
+//   refuses such points in its bundle adjuster; here they are skipped and the
+//   point is left as it is);
 // - the loss (trivial, soft L1, Cauchy, Huber) with its scale on every
 //   residual;
-// - the gauge fixed as COLMAP's bundle_adjuster command does
-//   (TWO_CAMS_FROM_WORLD): the first image (smallest id) held constant, and of
-//   the next image, in id order, whose centre differs from the first's, the
-//   translation coordinate with the largest baseline held fixed; without such
-//   an image three linearly independent points are held constant instead;
-// - observations of points whose track has fewer than 2 elements are left
-//   out (COLMAP refuses such points in its bundle adjuster; here they are
-//   skipped and the point is left as it is).
+// - the gauge fixed as COLMAP 4.1.1 does (TWO_CAMS_FROM_WORLD, when
+//   rig_from_world is refined): of the images in id order, the first whose
+//   sensor pose is fixed (a reference sensor, or sensor_from_rig constant)
+//   gives the frame held constant; of the later such images in another
+//   frame, the first whose frame's baseline (the translation of
+//   frame1_from_frame2) has a coordinate above 1e-9 gives the frame whose
+//   translation coordinate with the largest baseline is held fixed; without
+//   such an image three linearly independent points are held constant.
 #ifndef CERES_SQRTBA_EXAMPLES_COLMAP_PROBLEM_H_
 #define CERES_SQRTBA_EXAMPLES_COLMAP_PROBLEM_H_
 
@@ -45,12 +62,17 @@ enum class ColmapLoss { kTrivial, kSoftL1, kCauchy, kHuber };
 // "TRIVIAL", "SOFT_L1", "CAUCHY", "HUBER" (case-insensitive).
 bool StringToColmapLoss(const std::string& name, ColmapLoss* loss);
 
-// COLMAP's BundleAdjustmentOptions, with its defaults.
+// COLMAP 4.1.1's BundleAdjustmentOptions (and CeresBundleAdjustmentOptions'
+// loss), with its defaults.
 struct ColmapBundleOptions {
   bool refine_focal_length = true;
   bool refine_principal_point = false;
   bool refine_extra_params = true;
-  bool refine_extrinsics = true;
+  bool refine_rig_from_world = true;  // COLMAP 3: refine_extrinsics
+  bool refine_sensor_from_rig = true;
+  bool refine_points3D = true;
+  bool constant_rig_from_world_rotation = false;
+  int min_track_length = 0;  // 0: every track of 2 or more
   ColmapLoss loss = ColmapLoss::kTrivial;
   double loss_scale = 1.0;
 };
@@ -64,8 +86,10 @@ class ColmapProblem {
   bool Build(const ColmapBundleOptions& options, const ColmapModel& model,
              ceres::Problem* problem, std::string* error);
 
-  // The refined values into *model (the one Build was given): poses, camera
-  // parameters, points, and each adjusted point's error (the mean
+  // The refined values into *model (the one Build was given): the frames'
+  // rig_from_world and the rigs' sensor_from_rig (rig model) and every
+  // image's pose (derived from them, or the image's own in a legacy model),
+  // camera parameters, points, and each adjusted point's error (the mean
   // reprojection error of its track, as COLMAP updates it after a bundle
   // adjustment).
   void WriteBack(ColmapModel* model) const;
@@ -82,13 +106,20 @@ class ColmapProblem {
   double MeanReprojectionError(int64_t* not_projected = nullptr) const;
 
   int num_images() const { return num_images_; }
+  // Frames (rig_from_world blocks) and sensor_from_rig blocks in the
+  // problem; a legacy model's frames are its images, and it has no sensor
+  // blocks.
+  int num_frames() const { return num_frames_; }
+  int num_sensor_poses() const { return num_sensor_poses_; }
   int num_cameras() const { return num_cameras_; }
   int num_points() const { return num_points_; }
   int num_observations() const { return static_cast<int>(observations_.size()); }
   int skipped_observations() const { return skipped_observations_; }
-  // Image ids whose pose is held fixed (wholly or in one coordinate) for the
-  // gauge; empty when points were fixed instead (see fixed_points).
+  // Image ids whose frame's pose is held fixed (wholly or in one coordinate)
+  // for the gauge, and those frames' ids (the images' own ids in a legacy
+  // model); empty when points were fixed instead (see gauge_fixed_points).
   const std::vector<uint32_t>& gauge_images() const { return gauge_images_; }
+  const std::vector<uint32_t>& gauge_frames() const { return gauge_frames_; }
   int gauge_fixed_points() const { return gauge_fixed_points_; }
 
  private:
@@ -99,23 +130,38 @@ class ColmapProblem {
     double x;
     double y;
   };
-  void FixGauge(const ColmapModel& model, ceres::Problem* problem);
+  void FixGauge(const ColmapModel& model, const ColmapBundleOptions& options,
+                ceres::Problem* problem);
+  // cam_from_world of observation o's image at the current values, Eigen
+  // layout.
+  std::array<double, 7> CamFromWorld(int image) const;
   // Per point of the model: the sum and number of its observations'
   // reprojection errors.
   void PointErrors(std::vector<double>* sum, std::vector<int>* count,
                    int64_t* not_projected) const;
 
-  std::vector<std::array<double, 7>> poses_;  // per image of the model
+  // rig_from_world per frame of the model (per image of a legacy model).
+  std::vector<std::array<double, 7>> frame_poses_;
+  // sensor_from_rig per non-reference sensor of each rig, rig by rig.
+  std::vector<std::array<double, 7>> sensor_poses_;
+  std::vector<int> image_frame_;   // per image: its index in frame_poses_
+  std::vector<int> image_sensor_;  // per image: its index in sensor_poses_, -1 reference
+  std::vector<int> sensor_rig_;    // per sensor pose: its rig's index
+  std::vector<char> frame_used_, sensor_used_;
   std::vector<std::vector<double>> cameras_;  // per camera of the model
   std::vector<int> camera_models_;
   std::vector<std::array<double, 3>> points_;  // per 3D point of the model
   std::vector<char> image_used_, camera_used_, point_used_;
   std::vector<Observation> observations_;
   int num_images_ = 0;
+  int num_frames_ = 0;
+  int num_sensor_poses_ = 0;
+  bool rig_model_ = false;
   int num_cameras_ = 0;
   int num_points_ = 0;
   int skipped_observations_ = 0;
   std::vector<uint32_t> gauge_images_;
+  std::vector<uint32_t> gauge_frames_;
   int gauge_fixed_points_ = 0;
 };
 

@@ -104,13 +104,78 @@ Vec3 ToCamera(const TruePose& pose, const Vec3& point) {
 }
 
 // The COLMAP pose (q as (w, x, y, z), t = -R c) of a rotation and centre.
-void ToColmapPose(const double rotation[9], const Vec3& center, ColmapImage* image) {
+void ToColmapPose(const double rotation[9], const Vec3& center, double qvec[4], double tvec[3]) {
   ceres::RotationMatrixToQuaternion(
-      ceres::RowMajorAdapter3x3(static_cast<const double*>(rotation)), image->qvec);
+      ceres::RowMajorAdapter3x3(static_cast<const double*>(rotation)), qvec);
   const double* r = rotation;
-  image->tvec[0] = -(r[0] * center.x + r[1] * center.y + r[2] * center.z);
-  image->tvec[1] = -(r[3] * center.x + r[4] * center.y + r[5] * center.z);
-  image->tvec[2] = -(r[6] * center.x + r[7] * center.y + r[8] * center.z);
+  tvec[0] = -(r[0] * center.x + r[1] * center.y + r[2] * center.z);
+  tvec[1] = -(r[3] * center.x + r[4] * center.y + r[5] * center.z);
+  tvec[2] = -(r[6] * center.x + r[7] * center.y + r[8] * center.z);
+}
+
+// The k-th non-reference camera of a rig (k >= 1): rotation (sensor from
+// rig, row major) and centre in the rig's (reference camera's) frame.
+void RigSensor(int k, double rotation[9], Vec3* center) {
+  const double side = k % 2 == 1 ? 1.0 : -1.0;
+  const int step = (k + 1) / 2;
+  // Turned outwards about the camera's vertical axis (y, down in COLMAP's
+  // frame): a camera to the right looks further right.
+  const double yaw = side * step * 20.0 * kPi / 180.0;
+  const double c = std::cos(yaw);
+  const double s = std::sin(yaw);
+  const double r[9] = {c, 0.0, -s, 0.0, 1.0, 0.0, s, 0.0, c};
+  std::copy(r, r + 9, rotation);
+  *center = {side * step * 0.12, 0.0, 0.0};
+}
+
+// The pose of a camera with this sensor_from_rig on a rig at `rig`.
+TruePose Compose(const double sensor_rotation[9], const Vec3& sensor_center, const TruePose& rig) {
+  TruePose pose;
+  const double* a = sensor_rotation;
+  const double* b = rig.rotation;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      pose.rotation[3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+    }
+  }
+  // centre = rig centre + R_rig^T c_sensor.
+  const Vec3& s = sensor_center;
+  pose.center = rig.center + Vec3{b[0] * s.x + b[3] * s.y + b[6] * s.z,
+                                  b[1] * s.x + b[4] * s.y + b[7] * s.z,
+                                  b[2] * s.x + b[5] * s.y + b[8] * s.z};
+  return pose;
+}
+
+// R' = dR R and c' = c + dc (c = -R^T t the centre) of a COLMAP pose:
+// q' = dq q and t' = -R' c' = dR t - R' dc. Exact (no rounding) when nothing
+// moves.
+void PerturbPose(double rotation_sigma, double distance, SplitMix* random, double qvec[4],
+                 double tvec[3]) {
+  double delta[3] = {rotation_sigma * random->Normal(), rotation_sigma * random->Normal(),
+                     rotation_sigma * random->Normal()};
+  const Vec3 center_move = distance * Vec3{random->Normal(), random->Normal(), random->Normal()};
+  double delta_q[4];
+  ceres::AngleAxisToQuaternion(delta, delta_q);
+  double q[4];
+  ceres::QuaternionProduct(delta_q, qvec, q);
+  // (A product of unit quaternions: unit up to rounding, which the
+  // problem's normalization before a solve takes care of.)
+  double t[3];
+  ceres::AngleAxisRotatePoint(delta, tvec, t);
+  const double move[3] = {center_move.x, center_move.y, center_move.z};
+  double rotated_move[3];
+  ceres::UnitQuaternionRotatePoint(q, move, rotated_move);
+  for (int k = 0; k < 4; ++k) qvec[k] = q[k];
+  for (int k = 0; k < 3; ++k) tvec[k] = t[k] - rotated_move[k];
+}
+
+// Every image's pose from its frame and rig (a rig model, index built).
+void DeriveImagePoses(ColmapModel* model) {
+  for (size_t i = 0; i < model->images.size(); ++i) {
+    const ColmapRigid3 pose = ColmapCamFromWorld(*model, static_cast<int>(i));
+    std::copy(pose.qvec, pose.qvec + 4, model->images[i].qvec);
+    std::copy(pose.tvec, pose.tvec + 3, model->images[i].tvec);
+  }
 }
 
 bool Inside(const ColmapCamera& camera, const double pixel[2]) {
@@ -159,6 +224,11 @@ bool ValidateColmapSceneOptions(const ColmapSceneOptions& options, std::string* 
   if (options.num_cameras < 1 || options.num_cameras > num_images) {
     *error = "the number of cameras must be between 1 and the number of images (" +
              std::to_string(num_images) + "), got " + std::to_string(options.num_cameras);
+    return false;
+  }
+  if (options.num_rigs < 0 || options.num_rigs > options.num_cameras) {
+    *error = "the number of rigs must be between 0 (no rigs) and the number of cameras (" +
+             std::to_string(options.num_cameras) + "), got " + std::to_string(options.num_rigs);
     return false;
   }
   if (options.min_track_length < 2 || options.max_track_length < options.min_track_length) {
@@ -235,31 +305,43 @@ void PerturbColmapModel(double perturbation, uint64_t seed, ColmapModel* model) 
       camera.params[k] += (tangential ? 0.001 : 0.01) * p * random.Normal();
     }
   }
-  for (ColmapImage& image : model->images) {
-    // R' = dR R and c' = c + dc (c = -R^T t the centre): q' = dq q and
-    // t' = -R' c' = dR t - R' dc. Exact (no rounding) when nothing moves.
-    double delta[3] = {0.005 * p * random.Normal(), 0.005 * p * random.Normal(),
-                       0.005 * p * random.Normal()};
-    const Vec3 center_move =
-        distance * Vec3{random.Normal(), random.Normal(), random.Normal()};
-    double delta_q[4];
-    ceres::AngleAxisToQuaternion(delta, delta_q);
-    double q[4];
-    ceres::QuaternionProduct(delta_q, image.qvec, q);
-    // (A product of unit quaternions: unit up to rounding, which the
-    // problem's normalization before a solve takes care of.)
-    double t[3];
-    ceres::AngleAxisRotatePoint(delta, image.tvec, t);
-    const double move[3] = {center_move.x, center_move.y, center_move.z};
-    double rotated_move[3];
-    ceres::UnitQuaternionRotatePoint(q, move, rotated_move);
-    for (int k = 0; k < 4; ++k) image.qvec[k] = q[k];
-    for (int k = 0; k < 3; ++k) image.tvec[k] = t[k] - rotated_move[k];
+  if (model->has_rigs_and_frames) {
+    for (ColmapFrame& frame : model->frames) {
+      PerturbPose(0.005 * p, distance, &random, frame.rig_from_world.qvec, frame.rig_from_world.tvec);
+    }
+    DeriveImagePoses(model);
+  } else {
+    for (ColmapImage& image : model->images) {
+      PerturbPose(0.005 * p, distance, &random, image.qvec, image.tvec);
+    }
   }
   for (ColmapPoint3D& point : model->points3D) {
     for (double& v : point.xyz) v += distance * random.Normal();
   }
   UpdateColmapPointErrors(model);
+}
+
+void AddTrivialRigs(ColmapModel* model) {
+  model->has_rigs_and_frames = true;
+  model->rigs.clear();
+  model->frames.clear();
+  for (const ColmapCamera& camera : model->cameras) {
+    ColmapRig rig;
+    rig.id = camera.id;
+    rig.has_ref_sensor = true;
+    rig.ref_sensor = {ColmapSensorType::kCamera, camera.id};
+    model->rigs.push_back(rig);
+  }
+  for (const ColmapImage& image : model->images) {
+    ColmapFrame frame;
+    frame.id = image.id;
+    frame.rig_id = image.camera_id;
+    std::copy(image.qvec, image.qvec + 4, frame.rig_from_world.qvec);
+    std::copy(image.tvec, image.tvec + 3, frame.rig_from_world.tvec);
+    frame.data_ids.push_back({{ColmapSensorType::kCamera, image.camera_id}, image.id});
+    model->frames.push_back(std::move(frame));
+  }
+  model->BuildIndex();
 }
 
 void UpdateColmapPointErrors(ColmapModel* model) {
@@ -311,8 +393,37 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std:
     camera.params = std::move(t.params);
     scene.cameras.push_back(std::move(camera));
   }
-  std::vector<TruePose> poses(num_images);
-  for (int i = 0; i < num_images; ++i) {
+  // Frames (one per image without rigs): the reference camera's pose.
+  const int num_rigs = options.num_rigs;
+  std::vector<std::vector<int>> rig_cameras(std::max(num_rigs, 1));
+  for (int c = 0; c < num_cameras; ++c) {
+    rig_cameras[num_rigs > 0 ? c % num_rigs : 0].push_back(c);
+  }
+  std::vector<std::vector<TruePose>> sensor_poses(rig_cameras.size());  // rig, k >= 1
+  if (num_rigs > 0) {
+    scene.has_rigs_and_frames = true;
+    for (int r = 0; r < num_rigs; ++r) {
+      ColmapRig rig;
+      rig.id = static_cast<uint32_t>(r + 1);
+      rig.has_ref_sensor = true;
+      rig.ref_sensor = {ColmapSensorType::kCamera, static_cast<uint32_t>(rig_cameras[r][0] + 1)};
+      for (size_t k = 1; k < rig_cameras[r].size(); ++k) {
+        TruePose sensor;
+        RigSensor(static_cast<int>(k), sensor.rotation, &sensor.center);
+        sensor_poses[r].push_back(sensor);
+        ColmapRigSensor entry;
+        entry.sensor = {ColmapSensorType::kCamera, static_cast<uint32_t>(rig_cameras[r][k] + 1)};
+        entry.has_sensor_from_rig = true;
+        ToColmapPose(sensor.rotation, sensor.center, entry.sensor_from_rig.qvec,
+                     entry.sensor_from_rig.tvec);
+        rig.sensors.push_back(entry);
+      }
+      scene.rigs.push_back(std::move(rig));
+    }
+  }
+  std::vector<TruePose> poses;
+  std::vector<int> image_camera;  // per image, index in scene.cameras
+  for (int f = 0; static_cast<int>(poses.size()) < num_images; ++f) {
     const double distance = random.Uniform(2.5, 5.0);
     const double azimuth = random.Uniform(0.0, 2.0 * kPi);
     const double elevation = random.Uniform(0.0, 35.0 * kPi / 180.0);
@@ -320,20 +431,54 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std:
                          distance * std::cos(elevation) * std::sin(azimuth),
                          distance * std::sin(elevation)};
     const Vec3 target = {0.3 * random.Normal(), 0.3 * random.Normal(), 0.3 * random.Normal()};
-    poses[i] = LookAt(center, target, 0.05 * random.Normal());
-    ColmapImage image;
-    image.id = static_cast<uint32_t>(i + 1);
-    image.camera_id = static_cast<uint32_t>(i % num_cameras + 1);
-    char name[64];
-    std::snprintf(name, sizeof(name), "camera%u/image%06d.jpg", image.camera_id, i + 1);
-    image.name = name;
-    ToColmapPose(poses[i].rotation, poses[i].center, &image);
-    scene.images.push_back(std::move(image));
+    const TruePose frame_pose = LookAt(center, target, 0.05 * random.Normal());
+    if (num_rigs == 0) {
+      const int i = f;
+      poses.push_back(frame_pose);
+      image_camera.push_back(i % num_cameras);
+      ColmapImage image;
+      image.id = static_cast<uint32_t>(i + 1);
+      image.camera_id = static_cast<uint32_t>(i % num_cameras + 1);
+      char name[64];
+      std::snprintf(name, sizeof(name), "camera%u/image%06d.jpg", image.camera_id, i + 1);
+      image.name = name;
+      ToColmapPose(frame_pose.rotation, frame_pose.center, image.qvec, image.tvec);
+      scene.images.push_back(std::move(image));
+      continue;
+    }
+    const int r = f % num_rigs;
+    ColmapFrame frame;
+    frame.id = static_cast<uint32_t>(f + 1);
+    frame.rig_id = static_cast<uint32_t>(r + 1);
+    ToColmapPose(frame_pose.rotation, frame_pose.center, frame.rig_from_world.qvec,
+                 frame.rig_from_world.tvec);
+    for (size_t k = 0; k < rig_cameras[r].size(); ++k) {
+      const int c = rig_cameras[r][k];
+      poses.push_back(k == 0 ? frame_pose
+                             : Compose(sensor_poses[r][k - 1].rotation,
+                                       sensor_poses[r][k - 1].center, frame_pose));
+      image_camera.push_back(c);
+      ColmapImage image;
+      image.id = static_cast<uint32_t>(poses.size());
+      image.camera_id = static_cast<uint32_t>(c + 1);
+      char name[80];
+      std::snprintf(name, sizeof(name), "rig%u/camera%u/frame%06d.jpg", frame.rig_id,
+                    image.camera_id, f + 1);
+      image.name = name;
+      frame.data_ids.push_back({{ColmapSensorType::kCamera, image.camera_id}, image.id});
+      scene.images.push_back(std::move(image));
+    }
+    scene.frames.push_back(std::move(frame));
+  }
+  const int num_scene_images = static_cast<int>(poses.size());
+  if (scene.has_rigs_and_frames) {
+    scene.BuildIndex();
+    DeriveImagePoses(&scene);
   }
 
   // Points, one at a time, until the observations reach the target.
-  std::vector<double> score(num_images);
-  std::vector<int> order(num_images);
+  std::vector<double> score(num_scene_images);
+  std::vector<int> order(num_scene_images);
   int64_t observations = 0;
   int64_t failures_in_a_row = 0;
   while (observations < options.num_observations) {
@@ -361,7 +506,7 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std:
       length = drawn >= max_track ? max_track : std::max(min_track, static_cast<int>(drawn));
     }
     const Vec3 side = normal + 0.4 * Vec3{random.Normal(), random.Normal(), random.Normal()};
-    for (int i = 0; i < num_images; ++i) {
+    for (int i = 0; i < num_scene_images; ++i) {
       score[i] = Dot(Normalized(poses[i].center - point), side);
     }
     std::iota(order.begin(), order.end(), 0);
@@ -369,14 +514,14 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std:
       return score[a] > score[b] || (score[a] == score[b] && a < b);
     };
     // The best candidates first; the rest sorted only when they are needed.
-    const int head = std::min(num_images, 2 * length + 16);
+    const int head = std::min(num_scene_images, 2 * length + 16);
     std::partial_sort(order.begin(), order.begin() + head, order.end(), closer);
     struct Seen {
       int image;
       double pixel[2];
     };
     std::vector<Seen> seen;
-    for (int k = 0; k < num_images && static_cast<int>(seen.size()) < length; ++k) {
+    for (int k = 0; k < num_scene_images && static_cast<int>(seen.size()) < length; ++k) {
       if (k == head) std::sort(order.begin() + head, order.end(), closer);
       const int i = order[k];
       const Vec3 p = ToCamera(poses[i], point);
@@ -384,7 +529,7 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std:
           std::abs(p.y) > kMaxTangent * p.z) {
         continue;
       }
-      const ColmapCamera& camera = scene.cameras[i % num_cameras];
+      const ColmapCamera& camera = scene.cameras[image_camera[i]];
       const double xyz[3] = {p.x, p.y, p.z};
       Seen s;
       s.image = i;

@@ -14,6 +14,17 @@
 // - points on a statue-like object (within 0.05 of the unit sphere, 70 %)
 //   and on the ground around it (the plane z = -1 out to radius 3, 30 %):
 //   ground points can lie behind an image's camera.
+// Rigs (num_rigs > 0; a model with rig and frame files, as COLMAP 3.12+
+// writes them): the cameras form num_rigs rigs, camera c in rig c mod
+// num_rigs, the rig's first camera its reference sensor; the k-th further
+// camera of a rig sits 0.12 * ceil(k / 2) to the right (odd k) or left (even
+// k) of the reference camera and is turned by 20 * ceil(k / 2) degrees
+// outwards about its vertical axis (its sensor_from_rig, the same in the
+// truth and in the initial values: a known calibration). Frames are drawn
+// as the legacy images' poses (the reference camera's pose is the frame's
+// rig_from_world), rig f mod num_rigs for frame f, each with one image per
+// camera of its rig, until there are at least num_images images; each
+// image's pose is sensor_from_rig * rig_from_world.
 // Tracks: each point gets a track length, drawn either from a heavy-tailed
 // distribution (P(length >= k) = (min / k)^1.3 between min_track_length and
 // max_track_length: most tracks are short, a few are hundreds long, as in
@@ -55,6 +66,9 @@ struct ColmapSceneOptions {
   // 0: from num_observations (DefaultNumImages).
   int num_images = 0;
   int num_cameras = 3;
+  // 0: a legacy model (every image its own pose); > 0: this many rigs
+  // (above), at most num_cameras.
+  int num_rigs = 0;
   TrackLengths track_lengths = TrackLengths::kHeavyTailed;
   int min_track_length = 2;
   int max_track_length = 300;  // capped at the number of images
@@ -91,12 +105,20 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model,
 double ColmapSceneScale(const ColmapModel& model);
 
 // Perturbs a model (its index built) so that bundle adjustment has work to
-// do: points and camera centres moved by 0.03 * ColmapSceneScale, rotations
-// by 0.005 rad (centres kept before their own move), focal lengths scaled by
+// do: points and camera centres (the frames' centres in a rig model, whose
+// images' poses are then derived again; the rigs' calibration is kept) moved
+// by 0.03 * ColmapSceneScale, rotations by 0.005 rad (centres kept before
+// their own move), focal lengths scaled by
 // 2 %, extra (distortion) parameters moved by 0.01 (OPENCV's tangential p1,
 // p2 by 0.001); Gaussian, standard deviations, all times `perturbation`.
 // Principal points are left as they are. Each point's ERROR is then updated.
 void PerturbColmapModel(double perturbation, uint64_t seed, ColmapModel* model);
+
+// Gives a model without rigs the rigs and frames COLMAP 4 reads it with
+// (and writes for it): one rig per camera (rig id = camera id, the camera its
+// reference sensor) and one frame per image (frame id = image id, its
+// rig_from_world the image's pose). The model's index is built again.
+void AddTrivialRigs(ColmapModel* model);
 
 // Sets each point's ERROR to its track's mean reprojection error (pixels) at
 // the model's values, as COLMAP stores it (index built).

@@ -40,6 +40,13 @@ DEFINE_int32(num_images, 0,
              "Images; 0: one per 700 observations (long tracks: one per 2500, at least 400).");
 DEFINE_int32(num_cameras, 3,
              "Physical cameras, models in turn OPENCV, SIMPLE_RADIAL, PINHOLE.");
+DEFINE_int32(rigs, 0,
+             "0: a model without rig and frame files (COLMAP up to 3.11); N > 0: the cameras "
+             "form N rigs (camera c in rig c mod N) and every frame captures one rig, written "
+             "with rigs.* and frames.* as COLMAP 3.12+ writes them.");
+DEFINE_bool(add_trivial_rigs, false,
+            "With --input_path and a model without rigs: write it with rigs.* and frames.* "
+            "as COLMAP 4 does for such a model (one rig per camera, one frame per image).");
 DEFINE_int32(min_track_length, 0, "Shortest track; 0: 2 (100 with --long_tracks).");
 DEFINE_int32(max_track_length, 0, "Longest track; 0: 300 (capped at the number of images).");
 DEFINE_double(pixel_noise, 1.0, "Standard deviation of the observations' noise, pixels.");
@@ -139,6 +146,13 @@ int Run() {
       return Fail("--output_path=" + FLAGS_output_path +
                   " is the input folder; the input is never overwritten");
     }
+    if (FLAGS_rigs != 0) return Fail("--rigs is for generated scenes; with --input_path, see --add_trivial_rigs");
+    if (FLAGS_add_trivial_rigs) {
+      if (model.has_rigs_and_frames) {
+        return Fail("--add_trivial_rigs: " + FLAGS_input_path + " already has rigs and frames");
+      }
+      AddTrivialRigs(&model);
+    }
     PerturbColmapModel(FLAGS_perturbation, FLAGS_seed, &model);
     double error_sum = 0.0;
     for (const ColmapPoint3D& point : model.points3D) error_sum += point.error;
@@ -164,6 +178,8 @@ int Run() {
   if (FLAGS_num_images < 0) return Fail("--num_images must be at least 0");
   options.num_images = FLAGS_num_images;
   options.num_cameras = FLAGS_num_cameras;
+  if (FLAGS_add_trivial_rigs) return Fail("--add_trivial_rigs needs --input_path");
+  options.num_rigs = FLAGS_rigs;
   options.pixel_noise = FLAGS_pixel_noise;
   options.perturbation = FLAGS_perturbation;
   options.seed = FLAGS_seed;
@@ -188,6 +204,9 @@ int Run() {
               " observations\n",
               options.seed, model.cameras.size(), models.c_str(), model.images.size(),
               model.points3D.size(), model.NumTrackElements());
+  if (model.has_rigs_and_frames) {
+    std::printf("Rigs: %zu rigs, %zu frames\n", model.rigs.size(), model.frames.size());
+  }
   std::printf("Track lengths: min %d, median %d, max %d, mean %.2f\n", lengths.front(),
               lengths[lengths.size() / 2], lengths.back(),
               static_cast<double>(model.NumTrackElements()) / lengths.size());

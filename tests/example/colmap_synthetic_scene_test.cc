@@ -171,6 +171,69 @@ TEST(ExampleColmapSyntheticScene, ObservationsAreNoisyProjectionsInsideTheImages
   EXPECT_EQ(model.cameras[0].params[2], truth.cameras[0].params[2]);  // principal point
 }
 
+// --rigs: two rigs of the three cameras (cameras 1 and 3, camera 2), frames
+// alternating between them, one image per camera of the frame's rig; every
+// image's pose sensor_from_rig * rig_from_world, the calibration of the
+// truth in the initial values, the observations noisy projections of the
+// truth through those poses.
+TEST(ExampleColmapSyntheticScene, RigScenesHaveRigsFramesAndDerivedPoses) {
+  ColmapSceneOptions options = SmallScene();
+  options.num_rigs = 2;
+  ColmapModel model, truth;
+  std::string error;
+  ASSERT_TRUE(MakeColmapScene(options, &model, &error, &truth)) << error;
+  ASSERT_TRUE(model.has_rigs_and_frames);
+  ASSERT_EQ(model.rigs.size(), 2u);
+  EXPECT_EQ(model.rigs[0].ref_sensor.id, 1u);
+  ASSERT_EQ(model.rigs[0].sensors.size(), 1u);
+  EXPECT_EQ(model.rigs[0].sensors[0].sensor.id, 3u);
+  EXPECT_EQ(model.rigs[1].ref_sensor.id, 2u);
+  EXPECT_TRUE(model.rigs[1].sensors.empty());
+  // Frames 1, 3, 5, ... of rig 1 (two images), 2, 4, ... of rig 2 (one): at
+  // least 12 images.
+  EXPECT_GE(model.images.size(), 12u);
+  EXPECT_LE(model.images.size(), 13u);
+  size_t images_in_frames = 0;
+  for (const ColmapFrame& frame : model.frames) {
+    EXPECT_EQ(frame.rig_id, frame.id % 2 == 1 ? 1u : 2u);
+    EXPECT_EQ(frame.data_ids.size(), frame.rig_id == 1 ? 2u : 1u);
+    images_in_frames += frame.data_ids.size();
+  }
+  EXPECT_EQ(images_in_frames, model.images.size());
+  for (const ColmapModel* m : {&model, &truth}) {
+    for (size_t i = 0; i < m->images.size(); ++i) {
+      const ColmapRigid3 pose = ColmapCamFromWorld(*m, static_cast<int>(i));
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(m->images[i].qvec[k], pose.qvec[k]);
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(m->images[i].tvec[k], pose.tvec[k]);
+    }
+  }
+  // The calibration: known (the truth's), 0.12 from the reference camera and
+  // turned by 20 degrees.
+  const ColmapRigid3& calibration = model.rigs[0].sensors[0].sensor_from_rig;
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(calibration.qvec[k], truth.rigs[0].sensors[0].sensor_from_rig.qvec[k]);
+  const ColmapRigid3 rig_from_sensor = Inverse(calibration);
+  EXPECT_NEAR(rig_from_sensor.tvec[0], 0.12, 1e-15);
+  EXPECT_NEAR(2.0 * std::acos(calibration.qvec[0]), 20.0 * M_PI / 180.0, 1e-14);
+  double largest = 0.0;
+  for (const ColmapPoint3D& point : truth.points3D) {
+    for (const ColmapTrackElement& element : point.track) {
+      const ColmapImage& image = truth.images[truth.ImageIndex(element.image_id)];
+      const ColmapCamera& camera = truth.cameras[truth.CameraIndex(image.camera_id)];
+      double xyz[3];
+      ceres::QuaternionRotatePoint(image.qvec, point.xyz, xyz);
+      for (int k = 0; k < 3; ++k) xyz[k] += image.tvec[k];
+      double pixel[2];
+      ASSERT_TRUE(colmap_models::ProjectWithModel(camera.model_id, camera.params.data(), xyz, pixel));
+      const ColmapPoint2D& observed = image.points2D[element.point2D_idx];
+      largest = std::max({largest, std::abs(pixel[0] - observed.x), std::abs(pixel[1] - observed.y)});
+    }
+  }
+  EXPECT_LT(largest, 6.0 * options.pixel_noise);
+  EXPECT_GT(largest, 0.5 * options.pixel_noise);
+  // The initial frames are perturbed, the images follow them.
+  EXPECT_NE(model.frames[0].rig_from_world.tvec[0], truth.frames[0].rig_from_world.tvec[0]);
+}
+
 TEST(ExampleColmapSyntheticScene, SameSeedSameModel) {
   ColmapModel a, b, c;
   std::string error;
@@ -238,6 +301,8 @@ TEST(ExampleColmapSyntheticScene, BadOptionsAreRefusedWithAMessage) {
       {[](ColmapSceneOptions* o) { o->pixel_noise = std::nan(""); }, "pixel noise"},
       {[](ColmapSceneOptions* o) { o->pixel_noise = -1; }, "pixel noise"},
       {[](ColmapSceneOptions* o) { o->memory_limit_in_bytes = 1000; }, "memory available"},
+      {[](ColmapSceneOptions* o) { o->num_rigs = 4; }, "number of rigs"},
+      {[](ColmapSceneOptions* o) { o->num_rigs = -1; }, "number of rigs"},
   };
   for (const Case& c : cases) {
     ColmapSceneOptions options = SmallScene();
