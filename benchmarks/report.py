@@ -1,9 +1,11 @@
 """Markdown report of benchmark results (results.md and the docs section).
 
 The same generator writes results.md and the results section of
-docs/benchmarks.md; only the heading level and the image folder differ.
-Column headers and number formats are defined once here; check_results.py
-parses the tables back through the same helpers.
+docs/benchmarks.md; the heading level and the image folder differ, and the
+docs section holds results only: the target checks (targets.py) are printed
+by the driver and kept in the results folder (results.md, targets.csv), not
+written into the docs.  Column headers and number formats are defined once
+here; check_results.py parses the tables back through the same helpers.
 """
 
 import csv
@@ -390,16 +392,19 @@ def _image(name, image_dir):
 
 
 def results_markdown(results, target_results, machine, images, solver_names,
-                     level=1, image_dir="", title="Benchmark results", evaluator_rows=None):
+                     level=1, image_dir="", title="Benchmark results", evaluator_rows=None,
+                     with_targets=True):
     """Full report.  level: markdown level of the title (subsections one
     deeper); image_dir: prefix of image links (relative to the markdown file);
-    title None: no title line, for embedding under an existing heading."""
+    title None: no title line, for embedding under an existing heading;
+    with_targets False: no target checks (the docs section: results only)."""
     taus = analysis.taus_of(results)
     h = lambda n: "#" * (level + n)  # noqa: E731
     out = ["%s %s" % (h(0), title), ""] if title else []
     out += ["%s Machine" % h(1), ""]
-    out += _machine_table(machine) + ["", "%s Targets" % h(1), ""]
-    out += targets_table(target_results) + [""]
+    out += _machine_table(machine) + [""]
+    if with_targets:
+        out += ["%s Targets" % h(1), ""] + targets_table(target_results) + [""]
     if PROFILES_PNG in images:
         out += ["%s Performance profiles" % h(1), "", _image(PROFILES_PNG, image_dir), ""]
     out += ["%s Problems" % h(1), "", TABLE_LEGEND, "", PHASE_LEGEND, ""]

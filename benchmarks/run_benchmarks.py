@@ -403,7 +403,8 @@ def run_evaluator_benchmark(args, out_dir):
 
 def make_report(out_dir, runs, docs_path=None):
     """Analyse runs, write plots, results.md, time_to_tau.csv and targets.csv,
-    print the target checks; with docs_path also update the docs."""
+    print the target checks; with docs_path also update the docs' results
+    section (results and plots, without the target checks)."""
     import plots  # matplotlib only now: see the note in runner.execute on peak memory
 
     results = analysis.analyse(out_dir, runs)
@@ -422,9 +423,10 @@ def make_report(out_dir, runs, docs_path=None):
     report.write_time_to_tau_csv(out_dir, results)
     report.write_targets_csv(out_dir, target_results)
     print("\n".join(report.targets_table(target_results)))
-    if docs_path:  # embedded under the page's "## Results" heading
+    if docs_path:  # embedded under the page's "## Results" heading, results only
         report.update_docs(docs_path, out_dir, images,
-                           lambda image_dir: render(level=2, image_dir=image_dir, title=None))
+                           lambda image_dir: render(level=2, image_dir=image_dir, title=None,
+                                                    with_targets=False))
         print("updated %s" % docs_path)
 
 

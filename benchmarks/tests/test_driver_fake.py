@@ -19,6 +19,7 @@ import bench_io  # noqa: E402
 import check_results  # noqa: E402
 import e2e_driver  # noqa: E402
 import problems  # noqa: E402
+import report  # noqa: E402
 
 FAKE = os.path.join(os.path.dirname(TESTS_DIR), "testdata", "fake_bundle_adjuster.py")
 FAKE22 = os.path.join(os.path.dirname(TESTS_DIR), "testdata", "fake_ceres22_bundle_adjuster.py")
@@ -96,9 +97,24 @@ class BalEndToEndTest(Workspace):
         docs = os.path.join(self.out, "docs", "benchmarks.md")
         text = read(docs)
         self.assertIn("](benchmarks/profiles.png)", text)
-        self.assertIn("### Targets", text)
         self.assertTrue(os.path.isfile(os.path.join(self.out, "docs", "benchmarks", "memory.png")))
         self.assertEqual(read(e2e_driver.DOCS_PAGE), self.docs_before)
+
+    def test_docs_section_has_results_but_no_target_checks(self):
+        text = read(os.path.join(self.out, "docs", "benchmarks.md"))
+        section = text[text.index(report.DOCS_BEGIN):text.index(report.DOCS_END)]
+        self.assertIn("### Machine", section)
+        self.assertIn("#### %s" % e2e_driver.E2E_PROBLEM, section)
+        self.assertIn("| t iter 0 [s] |", section)
+        self.assertNotIn("Targets", section)
+        self.assertNotIn("| verdict |", section)
+        for verdict in ("| pass |", "| FAIL |", "| n/a |"):
+            self.assertNotIn(verdict, section)
+        # The results folder keeps the checks (and the driver prints them).
+        results_md = read(os.path.join(self.out, "results.md"))
+        self.assertIn("## Targets", results_md)
+        self.assertIn("| verdict |", results_md)
+        self.assertIn("| verdict |", self.completed.stdout)
 
     def test_report_only_rebuilds_the_same_report(self):
         before = read(os.path.join(self.out, "results.md"))

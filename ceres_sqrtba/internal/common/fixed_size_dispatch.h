@@ -7,8 +7,8 @@
 // use SIMD packets (four floats or two doubles per SSE register); the same
 // kernel with runtime bounds is one serial chain of dependent additions. For
 // the projected product, which runs once per observation per PCG iteration,
-// that was 15.2 -> 10.1 ns per observation in float (docs/benchmarks.md,
-// "What each change bought").
+// that was 15.2 -> 10.1 ns per observation in float (CHANGELOG.md, commit
+// 02832b2).
 //
 // Why a short list. Every listed shape instantiates every kernel that
 // dispatches on it, for float and double: the list is what bundle adjustment
