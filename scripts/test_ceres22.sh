@@ -11,9 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_dependencies.sh
 prefix=$(bash scripts/build_ceres22.sh)
+source scripts/cmake_common.sh
 BUILD_DIR=${BUILD_DIR:-build-ceres22}
 JOBS=${JOBS:-$(nproc)}
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+sqrtba_cmake_args "$BUILD_DIR"
+cmake -S . -B "$BUILD_DIR" "${SQRTBA_CMAKE_ARGS[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
   -DCERES_SQRTBA_BUILD_TESTS=ON -DCERES_SQRTBA_BUILD_EXAMPLES=ON -DCERES_SQRTBA_BUILD_BENCHMARKS=ON
 grep -q "Ceres_DIR:PATH=$prefix" "$BUILD_DIR/CMakeCache.txt" || {
   echo "test_ceres22.sh: $BUILD_DIR is configured with another Ceres:" >&2
