@@ -1,0 +1,457 @@
+#!/usr/bin/python3
+"""COLMAP 4.1.1 end to end: the real COLMAP (scripts/build_colmap.sh builds it,
+stock and with integrations/colmap/sqrtba.patch) reading what
+colmap_bundle_adjuster writes, COLMAP's own bundle adjuster and mappers with
+and without square-root BA, and the models they produce.  docs/colmap.md,
+section "COLMAP 4.1.1 end to end", shows the latest results.
+
+Stages (--stages, default all):
+  files    every layout (legacy / rigs, text / binary): a synthetic scene
+           refined by colmap_bundle_adjuster, then COLMAP's model_analyzer on
+           the output (its statistics against the ones the tool printed),
+           model_converter to the other format (analyzed again), and COLMAP's
+           bundle_adjuster started from the output with 0 iterations (its
+           initial cost against the tool's final cost); a legacy model
+           refined into a folder that holds stale rig files is refused.
+  ba       `colmap bundle_adjuster` with COLMAP's defaults, stock against
+           patched (single and double precision), on the shared model
+           perturbed and on synthetic scenes (100k, 1M observations, a rig
+           scene): time, final cost, mean reprojection error.
+  mapper   from images (../shared/sfm-images/templeRing): feature_extractor
+           and exhaustive_matcher once, then the incremental `mapper` and the
+           `global_mapper` with stock and patched COLMAP on copies of the
+           same database: registered images, points, mean track length, mean
+           reprojection error, the time in local and in global bundle
+           adjustment (from the solvers' summaries, GLOG_v=1), total time.
+
+Timed runs hold an exclusive flock(2) on --lock (default /work/bench.lock when
+it exists) so that no other benchmark runs beside them.  Results:
+<out>/results.md (and every log); --update-docs rewrites the block between
+the colmap-e2e markers of docs/colmap.md.  Debian's /usr/bin/python3 and the
+standard library only.
+"""
+
+import argparse
+import contextlib
+import datetime
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared"))
+DOCS = os.path.join(REPO_ROOT, "docs", "colmap.md")
+BEGIN, END = "<!-- colmap-e2e:begin -->", "<!-- colmap-e2e:end -->"
+GLOG_PREFIX = re.compile(r"^[IWEF]\d{8} [\d:.]+\s+\d+ [^\]]*\] ")
+
+
+def message_lines(text):
+    """The messages of a glog log (prefixes removed)."""
+    return [GLOG_PREFIX.sub("", line) for line in text.splitlines()]
+
+
+class Runner:
+    def __init__(self, out, lock):
+        self.out = out
+        self.lock = lock
+        self.count = 0
+
+    def run(self, name, cmd, env=None, timed=False, check=True):
+        """Runs cmd, its stdout+stderr to <out>/logs/<n>-<name>.log; returns
+        (exit code, output, seconds)."""
+        self.count += 1
+        log = os.path.join(self.out, "logs", "%03d-%s.log" % (self.count, name))
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        full_env.setdefault("GLOG_logtostderr", "1")
+        with contextlib.ExitStack() as stack:
+            if timed and self.lock:
+                handle = stack.enter_context(open(self.lock, "a"))
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            start = time.monotonic()
+            done = subprocess.run(cmd, env=full_env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, errors="replace")
+            seconds = time.monotonic() - start
+        with open(log, "w") as f:
+            f.write("$ " + " ".join(cmd) + "\n" + done.stdout)
+        if check and done.returncode != 0:
+            raise RuntimeError("%s failed (exit %d), see %s" % (name, done.returncode, log))
+        return done.returncode, done.stdout, seconds
+
+
+# ---------------------------------------------------------------- parsing
+
+def analyzer_stats(text):
+    """model_analyzer's statistics: registered images, points, observations,
+    mean track length, mean reprojection error."""
+    stats = {}
+    patterns = {"rigs": r"^Rigs: (\d+)", "frames": r"^Frames: (\d+)",
+                "images": r"^Registered images: (\d+)", "points": r"^Points: (\d+)",
+                "observations": r"^Observations: (\d+)",
+                "track_length": r"^Mean track length: ([\d.]+)",
+                "error": r"^Mean reprojection error: ([\d.]+)px"}
+    for line in message_lines(text):
+        for key, pattern in patterns.items():
+            m = re.match(pattern, line.strip())
+            if m:
+                stats[key] = float(m.group(1))
+    return stats
+
+
+def ceres_costs(text):
+    """(initial, final) of every Ceres FullReport in a log, in order."""
+    costs = []
+    initial = None
+    for line in message_lines(text):
+        m = re.match(r"^\s*Initial\s+([-+\d.e]+)\s*$", line)
+        if m:
+            initial = float(m.group(1))
+        m = re.match(r"^\s*Final\s+([-+\d.e]+)\s*$", line)
+        if m and initial is not None:
+            costs.append((initial, float(m.group(1))))
+            initial = None
+    return costs
+
+
+def tool_summary(text):
+    """What colmap_bundle_adjuster printed: counts read, mean reprojection
+    error after, final cost."""
+    out = {}
+    m = re.search(r"(\d+) cameras, (\d+) images, (\d+) 3D points, (\d+) observations", text)
+    if m:
+        out["images"], out["points"], out["observations"] = (
+            int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    m = re.search(r"Mean reprojection error after: ([\d.]+) px", text)
+    if m:
+        out["error"] = float(m.group(1))
+    costs = ceres_costs(text)
+    if costs:
+        out["final_cost"] = costs[-1][1]
+    return out
+
+
+def ba_times(text):
+    """Seconds in local and global bundle adjustment of a mapper's log, from
+    the solvers' summaries (COLMAP prints them with GLOG_v=1): a summary
+    after 'Global bundle adjustment' (until the next image registration) is
+    global, any other local."""
+    local = global_ = 0.0
+    count_local = count_global = 0
+    in_global = False
+    for line in message_lines(text):
+        if "Global bundle adjustment" in line:
+            in_global = True
+        elif line.startswith("Registering image"):
+            in_global = False
+        m = re.match(r"^\s*Time : ([\d.e+-]+) \[s\]", line)
+        if m:
+            if in_global:
+                global_ += float(m.group(1))
+                count_global += 1
+            else:
+                local += float(m.group(1))
+                count_local += 1
+    return {"local_s": local, "global_s": global_, "local_n": count_local,
+            "global_n": count_global}
+
+
+# ---------------------------------------------------------------- stages
+
+def program(build, name):
+    path = os.path.join(build, "examples", name)
+    if not os.path.exists(path):
+        sys.exit("colmap_end_to_end: %s not built (cmake --build %s)" % (path, build))
+    return path
+
+
+def stage_files(r, args, colmaps, rows):
+    scene = program(args.build, "make_colmap_scene")
+    adjuster = program(args.build, "colmap_bundle_adjuster")
+    stock = colmaps["stock"]
+    for rigs in (0, 2):
+        for fmt in ("TXT", "BIN"):
+            name = "%s-%s" % ("rigs" if rigs else "legacy", fmt.lower())
+            base = os.path.join(r.out, "files", name)
+            for sub in ("in", "out", "converted", "colmap"):
+                os.makedirs(os.path.join(base, sub), exist_ok=True)
+            r.run(name + "-scene", [scene, "--output_path", base + "/in", "--observations=20k",
+                                    "--rigs=%d" % rigs, "--output_type=" + fmt, "--seed=3"])
+            _, text, _ = r.run(name + "-refine", [adjuster, "--input_path", base + "/in",
+                                                  "--output_path", base + "/out"])
+            ours = tool_summary(text)
+            _, text, _ = r.run(name + "-analyze", [stock, "model_analyzer", "--path",
+                                                   base + "/out"])
+            colmap = analyzer_stats(text)
+            other = "BIN" if fmt == "TXT" else "TXT"
+            r.run(name + "-convert", [stock, "model_converter", "--input_path", base + "/out",
+                                      "--output_path", base + "/converted",
+                                      "--output_type", other])
+            _, text, _ = r.run(name + "-analyze-converted",
+                               [stock, "model_analyzer", "--path", base + "/converted"])
+            converted = analyzer_stats(text)
+            _, text, _ = r.run(name + "-colmap-ba0",
+                               [stock, "bundle_adjuster", "--input_path", base + "/out",
+                                "--output_path", base + "/colmap",
+                                "--BundleAdjustmentCeres.max_num_iterations", "0"],
+                               env={"GLOG_v": "1"})
+            costs = ceres_costs(text)
+            start = costs[-1][0] if costs else float("nan")
+            relative = abs(start - ours.get("final_cost", float("nan"))) / ours.get(
+                "final_cost", float("nan"))
+            rows.append({
+                "layout": name, "files": " ".join(sorted(os.listdir(base + "/out"))),
+                "tool_images": ours.get("images"), "colmap_images": colmap.get("images"),
+                "tool_points": ours.get("points"), "colmap_points": colmap.get("points"),
+                "tool_error": ours.get("error"), "colmap_error": colmap.get("error"),
+                "converted_error": converted.get("error"),
+                "colmap_frames": colmap.get("frames"), "colmap_rigs": colmap.get("rigs"),
+                "tool_cost": ours.get("final_cost"), "colmap_initial_cost": start,
+                "cost_relative": relative})
+    # Stale files: a legacy model refined into a folder that holds a rig
+    # model's frames.bin is refused, nothing written.
+    stale = os.path.join(r.out, "files", "stale")
+    os.makedirs(stale, exist_ok=True)
+    shutil.copy(os.path.join(r.out, "files", "rigs-bin", "out", "frames.bin"), stale)
+    code, text, _ = r.run("stale-refused", [adjuster, "--input_path",
+                                            os.path.join(r.out, "files", "legacy-bin", "in"),
+                                            "--output_path", stale], check=False)
+    rows.append({"layout": "stale", "exit": code, "message": text.strip().splitlines()[-1]
+                 if text.strip() else "", "files": " ".join(sorted(os.listdir(stale)))})
+
+
+def stage_ba(r, args, colmaps, rows):
+    scene = program(args.build, "make_colmap_scene")
+    cases = []
+    shared = os.path.join(SHARED, "colmap", "statue-of-liberty")
+    if os.path.isdir(shared):
+        cases.append(("statue-of-liberty-perturbed", ["--input_path", shared, "--perturbation=1"]))
+    cases += [("synthetic-100k", ["--observations=100k"]),
+              ("synthetic-1M", ["--observations=1M"]),
+              ("rigs-100k", ["--observations=100k", "--rigs=2", "--num_cameras=4"])]
+    variants = [("stock", colmaps["stock"], {}),
+                ("sqrtba-single", colmaps["sqrtba"], {"COLMAP_SQRTBA_PRECISION": "single"}),
+                ("sqrtba-double", colmaps["sqrtba"], {"COLMAP_SQRTBA_PRECISION": "double"})]
+    for name, flags in cases:
+        if args.problems and not any(p in name for p in args.problems):
+            continue
+        base = os.path.join(r.out, "ba", name)
+        os.makedirs(base + "/in", exist_ok=True)
+        r.run(name + "-scene", [scene, "--output_path", base + "/in"] + flags)
+        for repeat in range(args.repeat):
+            for variant, binary, env in variants:
+                out = os.path.join(base, "%s-%d" % (variant, repeat))
+                os.makedirs(out, exist_ok=True)
+                env = dict(env, GLOG_v="1", OMP_NUM_THREADS=str(args.threads))
+                _, text, seconds = r.run("%s-%s-%d" % (name, variant, repeat),
+                                         [binary, "bundle_adjuster", "--input_path", base + "/in",
+                                          "--output_path", out], env=env, timed=True)
+                costs = ceres_costs(text)
+                _, analyzed, _ = r.run("%s-%s-%d-analyze" % (name, variant, repeat),
+                                       [colmaps["stock"], "model_analyzer", "--path", out])
+                stats = analyzer_stats(analyzed)
+                solver = re.findall(r"Linear solver\s+(\S+)\s+(\S+)", "\n".join(message_lines(text)))
+                rows.append({"problem": name, "variant": variant, "repeat": repeat,
+                             "seconds": seconds,
+                             "initial_cost": costs[-1][0] if costs else None,
+                             "final_cost": costs[-1][1] if costs else None,
+                             "error": stats.get("error"), "images": stats.get("images"),
+                             "solver": solver[-1][1] if solver else ""})
+
+
+def stage_mapper(r, args, colmaps, rows):
+    images = os.path.join(SHARED, "sfm-images", args.images)
+    if not os.path.isdir(images):
+        rows.append({"skipped": "no images in %s" % images})
+        return
+    base = os.path.join(r.out, "mapper")
+    os.makedirs(base, exist_ok=True)
+    database = os.path.join(base, "database.db")
+    if not os.path.exists(database):
+        r.run("features", [colmaps["stock"], "feature_extractor", "--database_path", database,
+                           "--image_path", images, "--FeatureExtraction.use_gpu", "0",
+                           "--FeatureExtraction.num_threads", str(args.threads)])
+        r.run("matches", [colmaps["stock"], "exhaustive_matcher", "--database_path", database,
+                          "--FeatureMatching.use_gpu", "0",
+                          "--FeatureMatching.num_threads", str(args.threads)])
+    for mapper in ("mapper", "global_mapper"):
+        for repeat in range(args.repeat):
+            for variant, binary, env in (("stock", colmaps["stock"], {}),
+                                         ("sqrtba-single", colmaps["sqrtba"],
+                                          {"COLMAP_SQRTBA_PRECISION": "single"})):
+                run_dir = os.path.join(base, "%s-%s-%d" % (mapper, variant, repeat))
+                shutil.rmtree(run_dir, ignore_errors=True)
+                os.makedirs(run_dir + "/sparse")
+                db = os.path.join(run_dir, "database.db")
+                shutil.copy(database, db)
+                cmd = [binary, mapper, "--database_path", db, "--image_path", images,
+                       "--output_path", run_dir + "/sparse"]
+                if mapper == "mapper":
+                    cmd += ["--Mapper.num_threads", str(args.threads)]
+                code, text, seconds = r.run("%s-%s-%d" % (mapper, variant, repeat), cmd,
+                                            env=dict(env, GLOG_v="1"), timed=True, check=False)
+                model = os.path.join(run_dir, "sparse", "0")
+                stats = {}
+                if code == 0 and os.path.isdir(model):
+                    _, analyzed, _ = r.run("%s-%s-%d-analyze" % (mapper, variant, repeat),
+                                           [colmaps["stock"], "model_analyzer", "--path", model])
+                    stats = analyzer_stats(analyzed)
+                row = {"mapper": mapper, "variant": variant, "repeat": repeat, "exit": code,
+                       "seconds": seconds}
+                row.update(stats)
+                row.update(ba_times(text))
+                rows.append(row)
+
+
+# ---------------------------------------------------------------- report
+
+def fmt(value, spec="%.4g"):
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return spec % value
+    return str(value)
+
+
+def median(values):
+    values = sorted(v for v in values if v is not None)
+    return values[len(values) // 2] if values else None
+
+
+def report(files, ba, mapper, machine):
+    lines = ["Measured by `benchmarks/colmap_end_to_end.py` (%s)." % machine, ""]
+    if files:
+        lines += ["**COLMAP reads what `colmap_bundle_adjuster` writes** (a 20k-observation scene per "
+                  "layout; `model_analyzer` on the output and on its `model_converter` copy; COLMAP's "
+                  "`bundle_adjuster` started from the output with 0 iterations):", "",
+                  "| layout | files written | images (tool / COLMAP) | points (tool / COLMAP) | "
+                  "mean reprojection error, tool / COLMAP / converted [px] | cost, tool's final / "
+                  "COLMAP's initial | relative |",
+                  "|---|---|---|---|---|---|---|"]
+        for row in files:
+            if row["layout"] == "stale":
+                continue
+            lines.append("| %s | %s | %s / %s | %s / %s | %s / %s / %s | %s / %s | %.1e |" % (
+                row["layout"], row["files"], row["tool_images"], fmt(row["colmap_images"], "%d"),
+                row["tool_points"], fmt(row["colmap_points"], "%d"), fmt(row["tool_error"], "%.6f"),
+                fmt(row["colmap_error"], "%.6f"), fmt(row["converted_error"], "%.6f"),
+                fmt(row["tool_cost"], "%.7g"), fmt(row["colmap_initial_cost"], "%.7g"),
+                row["cost_relative"]))
+        for row in files:
+            if row["layout"] == "stale":
+                lines += ["", "A legacy model refined into a folder holding a rig model's "
+                          "`frames.bin`: exit %d, `%s`; the folder holds `%s` afterwards." % (
+                              row["exit"], row["message"], row["files"])]
+    if ba:
+        lines += ["", "**`colmap bundle_adjuster`, COLMAP's defaults**, stock against patched "
+                  "(median of %d runs each, seconds of the whole command):" % (
+                      max(r["repeat"] for r in ba) + 1), "",
+                  "| problem | COLMAP's solver | stock [s] | sqrt single [s] | sqrt double [s] | "
+                  "sooner (single / double) | final cost, stock / single / double | "
+                  "mean reprojection error, stock / single / double [px] |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for problem in dict.fromkeys(r["problem"] for r in ba):
+            runs = {v: [r for r in ba if r["problem"] == problem and r["variant"] == v]
+                    for v in ("stock", "sqrtba-single", "sqrtba-double")}
+            t = {v: median([r["seconds"] for r in runs[v]]) for v in runs}
+            c = {v: runs[v][0]["final_cost"] for v in runs}
+            e = {v: runs[v][0]["error"] for v in runs}
+            lines.append("| %s | %s | %s | %s | %s | %s / %s | %s / %s / %s | %s / %s / %s |" % (
+                problem, runs["stock"][0]["solver"], fmt(t["stock"], "%.2f"),
+                fmt(t["sqrtba-single"], "%.2f"), fmt(t["sqrtba-double"], "%.2f"),
+                fmt(t["stock"] / t["sqrtba-single"], "%.2f×"),
+                fmt(t["stock"] / t["sqrtba-double"], "%.2f×"),
+                fmt(c["stock"], "%.7g"), fmt(c["sqrtba-single"], "%.7g"),
+                fmt(c["sqrtba-double"], "%.7g"), fmt(e["stock"], "%.4f"),
+                fmt(e["sqrtba-single"], "%.4f"), fmt(e["sqrtba-double"], "%.4f")))
+    if mapper:
+        if "skipped" in mapper[0]:
+            lines += ["", "From images: skipped (%s)." % mapper[0]["skipped"]]
+        else:
+            lines += ["", "**From images** (`feature_extractor` and `exhaustive_matcher` once, then "
+                      "each mapper on a copy of the same database; median of the runs' times):", "",
+                      "| mapper | COLMAP | registered images | points | mean track length | "
+                      "mean reprojection error [px] | local BA [s] (solves) | global BA [s] "
+                      "(solves) | total [s] |",
+                      "|---|---|---|---|---|---|---|---|---|"]
+            for m in ("mapper", "global_mapper"):
+                for v in ("stock", "sqrtba-single"):
+                    runs = [r for r in mapper if r["mapper"] == m and r["variant"] == v]
+                    if not runs:
+                        continue
+                    first = runs[0]
+                    lines.append("| %s | %s | %s | %s | %s | %s | %s (%d) | %s (%d) | %s |" % (
+                        m, v, fmt(first.get("images"), "%d"), fmt(first.get("points"), "%d"),
+                        fmt(first.get("track_length"), "%.3f"), fmt(first.get("error"), "%.4f"),
+                        fmt(median([r["local_s"] for r in runs]), "%.2f"), first["local_n"],
+                        fmt(median([r["global_s"] for r in runs]), "%.2f"), first["global_n"],
+                        fmt(median([r["seconds"] for r in runs]), "%.1f")))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--stages", default="files,ba,mapper")
+    parser.add_argument("--build", default=os.path.join(REPO_ROOT, "build"),
+                        help="this project's build folder (colmap_bundle_adjuster, make_colmap_scene)")
+    parser.add_argument("--colmap-cache", default=None,
+                        help="scripts/build_colmap.sh's cache (default: ask it, --if-built)")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--problems", nargs="*", default=[])
+    parser.add_argument("--images", default="templeRing")
+    parser.add_argument("--lock", default="/work/bench.lock" if os.path.exists("/work/bench.lock")
+                        else None)
+    parser.add_argument("--update-docs", action="store_true")
+    args = parser.parse_args(argv)
+    cache = args.colmap_cache
+    if cache is None:
+        done = subprocess.run(["bash", os.path.join(REPO_ROOT, "scripts", "build_colmap.sh"),
+                               "--if-built"], stdout=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            sys.exit("colmap_end_to_end: COLMAP is not built: run scripts/build_colmap.sh")
+        cache = done.stdout.strip()
+    colmaps = {"stock": os.path.join(cache, "stock", "bin", "colmap"),
+               "sqrtba": os.path.join(cache, "sqrtba", "bin", "colmap")}
+    out = args.out or os.path.join(REPO_ROOT, "results", "colmap-e2e-" +
+                                   datetime.datetime.now().strftime("%Y%m%d_%H%M%S"))
+    os.makedirs(out, exist_ok=True)
+    r = Runner(out, args.lock)
+    stages = args.stages.split(",")
+    files, ba, mapper = [], [], []
+    if "files" in stages:
+        stage_files(r, args, colmaps, files)
+    if "ba" in stages:
+        stage_ba(r, args, colmaps, ba)
+    if "mapper" in stages:
+        stage_mapper(r, args, colmaps, mapper)
+    commit = subprocess.run(["git", "-C", REPO_ROOT, "rev-parse", "--short", "HEAD"],
+                            stdout=subprocess.PIPE, text=True).stdout.strip()
+    machine = "%s, %d cores, ceres_sqrtba %s, COLMAP 4.1.1, %s" % (
+        os.uname().nodename, os.cpu_count() or 1, commit,
+        datetime.date.today().isoformat())
+    text = report(files, ba, mapper, machine)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out, "rows.txt"), "w") as f:
+        for row in files + ba + mapper:
+            f.write(repr(row) + "\n")
+    print(text)
+    if args.update_docs:
+        with open(DOCS) as f:
+            doc = f.read()
+        if BEGIN not in doc or END not in doc:
+            sys.exit("colmap_end_to_end: no %s ... %s block in %s" % (BEGIN, END, DOCS))
+        head, rest = doc.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        with open(DOCS, "w") as f:
+            f.write(head + BEGIN + "\n" + text + END + tail)
+
+
+if __name__ == "__main__":
+    main()

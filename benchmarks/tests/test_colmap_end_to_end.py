@@ -1,0 +1,75 @@
+"""The log parsing of colmap_end_to_end.py on log excerpts in COLMAP 4.1.1's
+and colmap_bundle_adjuster's formats."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import colmap_end_to_end as e2e  # noqa: E402
+
+ANALYZER = """I20261201 23:40:01.123456 4242 model.cc:440] Rigs: 2
+I20261201 23:40:01.123456 4242 model.cc:441] Cameras: 4
+I20261201 23:40:01.123456 4242 model.cc:442] Frames: 72
+I20261201 23:40:01.123456 4242 model.cc:446] Registered images: 143
+I20261201 23:40:01.123456 4242 model.cc:448] Points: 31234
+I20261201 23:40:01.123456 4242 model.cc:449] Observations: 100012
+I20261201 23:40:01.123456 4242 model.cc:451] Mean track length: 3.202023
+I20261201 23:40:01.123456 4242 model.cc:456] Mean reprojection error: 0.812345px
+"""
+
+REPORT = """I20261201 23:41:00.000000 4242 bundle_adjustment_ceres.cc:1115]
+Solver Summary (v 2.1.0-eigen-(3.4.0)-lapack-suitesparse-(5.12.0)-cxsparse-(3.2.0)-eigensparse-acceleratesparse-no_openmp)
+
+                                     Original                  Reduced
+Linear solver                     DENSE_SCHUR              DENSE_SCHUR
+Cost:
+Initial                          1.234567e+05
+Final                            2.345678e+03
+Change                           1.211110e+05
+"""
+
+
+class ParsingTest(unittest.TestCase):
+    def test_analyzer_stats(self):
+        stats = e2e.analyzer_stats(ANALYZER)
+        self.assertEqual(stats["images"], 143)
+        self.assertEqual(stats["points"], 31234)
+        self.assertEqual(stats["rigs"], 2)
+        self.assertEqual(stats["frames"], 72)
+        self.assertAlmostEqual(stats["track_length"], 3.202023)
+        self.assertAlmostEqual(stats["error"], 0.812345)
+
+    def test_ceres_costs_pairs_initial_and_final(self):
+        self.assertEqual(e2e.ceres_costs(REPORT + REPORT.replace("2.345678e+03", "9e+02")),
+                         [(1.234567e5, 2.345678e3), (1.234567e5, 9e2)])
+        self.assertEqual(e2e.ceres_costs("nothing here"), [])
+
+    def test_tool_summary(self):
+        text = ("Read in (binary): 3 cameras, 12 images, 700 3D points, 2000 observations\n" +
+                REPORT + "Mean reprojection error after: 0.750000 px\n")
+        summary = e2e.tool_summary(text)
+        self.assertEqual(summary["images"], 12)
+        self.assertEqual(summary["observations"], 2000)
+        self.assertAlmostEqual(summary["error"], 0.75)
+        self.assertAlmostEqual(summary["final_cost"], 2.345678e3)
+
+    def test_ba_times_split_local_and_global(self):
+        log = "\n".join([
+            "I20261201 10:00:00.0 1 incremental_pipeline.cc:432] Global bundle adjustment",
+            "I20261201 10:00:00.0 1 bundle_adjustment_ceres.cc:1130]          Time : 1.5 [s]",
+            "I20261201 10:00:00.0 1 incremental_pipeline.cc:537] Registering image #3 (num_reg_frames=2)",
+            "I20261201 10:00:00.0 1 bundle_adjustment_ceres.cc:1130]          Time : 0.25 [s]",
+            "I20261201 10:00:00.0 1 bundle_adjustment_ceres.cc:1130]          Time : 0.5 [s]",
+            "I20261201 10:00:00.0 1 incremental_pipeline.cc:776] Retriangulation and Global bundle adjustment",
+            "I20261201 10:00:00.0 1 bundle_adjustment_ceres.cc:1130]          Time : 2 [s]",
+        ])
+        times = e2e.ba_times(log)
+        self.assertEqual((times["local_n"], times["global_n"]), (2, 2))
+        self.assertAlmostEqual(times["local_s"], 0.75)
+        self.assertAlmostEqual(times["global_s"], 3.5)
+
+
+if __name__ == "__main__":
+    unittest.main()
