@@ -16,9 +16,33 @@ namespace examples {
 
 namespace {
 
+// x_out = pose * x (Eigen quaternion x, y, z, w, then translation).
+template <typename T>
+Eigen::Matrix<T, 3, 1> Transform(const T* pose, const Eigen::Matrix<T, 3, 1>& x) {
+  const Eigen::Map<const Eigen::Quaternion<T>> rotation(pose);
+  const Eigen::Map<const Eigen::Matrix<T, 3, 1>> translation(pose + 4);
+  return rotation * x + translation;
+}
+
+// A point in the camera projected by the camera model, minus the observed
+// pixel; 0 when it does not project (behind the camera), as COLMAP's cost
+// functions do.
+template <typename Model, typename T>
+bool PixelResidual(const T* camera, const Eigen::Matrix<T, 3, 1>& in_camera, double observed_x,
+                   double observed_y, T* residuals) {
+  T pixel[2];
+  if (!Model::Project(camera, in_camera.data(), pixel)) {
+    residuals[0] = T(0);
+    residuals[1] = T(0);
+    return true;
+  }
+  residuals[0] = pixel[0] - T(observed_x);
+  residuals[1] = pixel[1] - T(observed_y);
+  return true;
+}
+
 // The reprojection error of one observation: the point moved into the
-// camera by the pose (Eigen quaternion x, y, z, w, then translation),
-// projected by the camera model, minus the observed pixel.
+// camera by its pose (cam_from_world), projected, minus the observed pixel.
 template <typename Model>
 struct ReprojectionError {
   double observed_x;
@@ -26,19 +50,9 @@ struct ReprojectionError {
 
   template <typename T>
   bool operator()(const T* point, const T* pose, const T* camera, T* residuals) const {
-    const Eigen::Map<const Eigen::Quaternion<T>> rotation(pose);
-    const Eigen::Map<const Eigen::Matrix<T, 3, 1>> translation(pose + 4);
     const Eigen::Map<const Eigen::Matrix<T, 3, 1>> world(point);
-    const Eigen::Matrix<T, 3, 1> in_camera = rotation * world + translation;
-    T pixel[2];
-    if (!Model::Project(camera, in_camera.data(), pixel)) {
-      residuals[0] = T(0);
-      residuals[1] = T(0);
-      return true;
-    }
-    residuals[0] = pixel[0] - T(observed_x);
-    residuals[1] = pixel[1] - T(observed_y);
-    return true;
+    return PixelResidual<Model>(camera, Transform(pose, Eigen::Matrix<T, 3, 1>(world)), observed_x,
+                                observed_y, residuals);
   }
 };
 
@@ -53,22 +67,10 @@ struct RigReprojectionError {
   template <typename T>
   bool operator()(const T* point, const T* sensor_from_rig, const T* rig_from_world,
                   const T* camera, T* residuals) const {
-    const Eigen::Map<const Eigen::Quaternion<T>> rig_rotation(rig_from_world);
-    const Eigen::Map<const Eigen::Matrix<T, 3, 1>> rig_translation(rig_from_world + 4);
-    const Eigen::Map<const Eigen::Quaternion<T>> sensor_rotation(sensor_from_rig);
-    const Eigen::Map<const Eigen::Matrix<T, 3, 1>> sensor_translation(sensor_from_rig + 4);
     const Eigen::Map<const Eigen::Matrix<T, 3, 1>> world(point);
-    const Eigen::Matrix<T, 3, 1> in_rig = rig_rotation * world + rig_translation;
-    const Eigen::Matrix<T, 3, 1> in_camera = sensor_rotation * in_rig + sensor_translation;
-    T pixel[2];
-    if (!Model::Project(camera, in_camera.data(), pixel)) {
-      residuals[0] = T(0);
-      residuals[1] = T(0);
-      return true;
-    }
-    residuals[0] = pixel[0] - T(observed_x);
-    residuals[1] = pixel[1] - T(observed_y);
-    return true;
+    const Eigen::Matrix<T, 3, 1> in_rig = Transform(rig_from_world, Eigen::Matrix<T, 3, 1>(world));
+    return PixelResidual<Model>(camera, Transform(sensor_from_rig, in_rig), observed_x, observed_y,
+                                residuals);
   }
 };
 
