@@ -31,7 +31,7 @@ std::unique_ptr<LinearSolver> Make(Precision precision, const ProblemStructure& 
 
 }  // namespace
 
-LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver::Options& options)
+LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const LinearSolverOptions& options)
     : s_(s), sparse_(options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR) {
   iterative_options_.preconditioner = options.preconditioner_type;
   iterative_options_.min_num_iterations = options.min_linear_solver_iterations;

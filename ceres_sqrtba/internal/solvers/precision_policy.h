@@ -33,7 +33,7 @@
 #include <string>
 
 #include "ceres_sqrtba/internal/solvers/linear_solver.h"
-#include "ceres_sqrtba/solver.h"
+#include "ceres_sqrtba/types.h"
 
 namespace ceres_sqrtba {
 namespace internal {
