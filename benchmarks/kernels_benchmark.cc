@@ -35,7 +35,7 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/solvers/linear_solver_factory.h"
 #include "ceres_sqrtba/internal/solve/square_root_solve.h"
 #include "ceres_sqrtba/solver.h"

@@ -48,7 +48,7 @@
 #include "ceres_sqrtba/internal/direct/reduced_camera_matrix.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver_summary.h"
+#include "ceres_sqrtba/internal/linear/linear_solver_summary.h"
 
 namespace ceres_sqrtba {
 namespace internal {

@@ -36,7 +36,7 @@
 #include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_matrix.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 
 namespace ceres_sqrtba {
 namespace internal {

@@ -22,7 +22,7 @@
 #include "ceres_sqrtba/internal/cameras/block_jacobi_preconditioner.h"
 #include "ceres_sqrtba/internal/explicit/explicit_back_substitution.h"
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/explicit/marginalized_landmark_blocks.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/cameras/pcg.h"

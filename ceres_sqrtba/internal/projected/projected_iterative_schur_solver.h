@@ -24,7 +24,7 @@
 
 #include "ceres_sqrtba/internal/cameras/block_jacobi_preconditioner.h"
 #include "ceres_sqrtba/internal/cameras/visibility_based_preconditioner.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/cameras/pcg.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"

@@ -41,7 +41,7 @@
 #include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/types.h"
 
 namespace ceres_sqrtba {

@@ -9,11 +9,11 @@
 // evaluation. Vectors at this interface are double and in the tangent space of
 // the whole problem (ProblemStructure's layout); the solver may work in single
 // precision inside.
-#ifndef CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_H_
-#define CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_H_
+#ifndef CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_
+#define CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_
 
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver_summary.h"
+#include "ceres_sqrtba/internal/linear/linear_solver_summary.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -46,4 +46,4 @@ class LinearSolver {
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_H_
+#endif  // CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_
