@@ -12,11 +12,22 @@
 #ifndef CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_
 #define CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_
 
+#include <limits>
+
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/linear/linear_solver_summary.h"
 
 namespace ceres_sqrtba {
 namespace internal {
+
+// The largest magnitude a solver's storage in Scalar accepts in the scaled
+// Jacobian and the residuals, the same for every storage (explicit and
+// projected blocks): beyond it products of two such values overflow in float
+// (|v| > sqrt(max) / 16, rounded down to 1e18), and the solver reports
+// JacobianOutOfRange. Infinite in double: only single precision checks.
+template <typename Scalar>
+constexpr double kMaxStorableMagnitude =
+    std::numeric_limits<Scalar>::digits < 53 ? 1e18 : std::numeric_limits<double>::infinity();
 
 class LinearSolver {
  public:

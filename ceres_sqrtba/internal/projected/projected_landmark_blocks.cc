@@ -11,7 +11,7 @@
 
 #include "ceres_sqrtba/internal/common/finite.h"
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
-#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/projected/projected_kernels.h"
 #include "ceres_sqrtba/internal/projected/thin_qr.h"
 #include "glog/logging.h"
@@ -21,10 +21,10 @@ namespace internal {
 
 namespace {
 
-// Beyond this a value cannot be used safely in Scalar: the bound of the
-// explicit blocks (explicit_landmark_blocks.h), infinite in double.
+// Beyond this a value cannot be used safely in Scalar: the bound of every
+// storage (linear_solver.h), infinite in double.
 template <typename Scalar>
-constexpr double kMaxMagnitude = ExplicitLandmarkBlocks<Scalar>::kMaxMagnitude;
+constexpr double kMaxMagnitude = kMaxStorableMagnitude<Scalar>;
 
 template <typename Scalar>
 Scalar* AllocateScalars(int64_t n) {

@@ -12,7 +12,7 @@
 // sparse, ordering, factor size), so that the memory check counts them, as
 // it counts the matrix and factorization of SQRT_ITERATIVE_SCHUR's
 // visibility-based preconditioners (CLUSTER_JACOBI, CLUSTER_TRIDIAGONAL:
-// cameras/visibility_based_preconditioner.h), planned here too. Only the
+// direct/visibility_based_preconditioner.h), planned here too. Only the
 // chosen storage's layout is built.
 //
 // Work partition: the chunks fix the order of every parallel sum, so they
@@ -40,8 +40,8 @@
 #include "ceres/types.h"
 #include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
-#include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/linear/linear_solver.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/types.h"
 
 namespace ceres_sqrtba {
