@@ -6,8 +6,8 @@
 #include <string>
 
 #include "ceres_sqrtba/internal/common/memory.h"
-#include "ceres_sqrtba/internal/problem/options_validation.h"
 #include "ceres_sqrtba/internal/solve/ceres_pass_through.h"
+#include "ceres_sqrtba/internal/solve/options_validation.h"
 #include "ceres_sqrtba/internal/solve/solver_choice.h"
 #include "ceres_sqrtba/internal/solve/square_root_solve.h"
 #include "glog/logging.h"
