@@ -12,7 +12,9 @@
 #include "ceres_sqrtba/internal/common/finite.h"
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/linear/linear_solver.h"
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_gram_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_product_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_row_kernels.h"
 #include "ceres_sqrtba/internal/projected/thin_qr.h"
 #include "glog/logging.h"
 
@@ -285,7 +287,7 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
       const Group& grp = s_.groups[g];
       const int d = grp.landmark_size;
       // In float, a uniform group of listed sizes sums each observation's
-      // squares in float and adds them in double (projected_kernels.h).
+      // squares in float and adds them in double (projected_row_kernels.h).
       if constexpr (std::is_same<Scalar, float>::value) {
         const bool fixed = DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto sizes) {
           using S = decltype(sizes);
