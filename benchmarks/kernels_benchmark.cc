@@ -33,10 +33,11 @@
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
-#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/solvers/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/solvers/linear_solver_factory.h"
+#include "ceres_sqrtba/internal/solve/square_root_solve.h"
 #include "ceres_sqrtba/solver.h"
 #include "test_problems.h"
 
@@ -332,7 +333,7 @@ class EvaluationFixture {
     // The default square-root solver, as bundle_adjuster configures it.
     options_.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
     options_.preconditioner_type = ceres::SCHUR_JACOBI;
-    factory_ = std::make_unique<LinearSolverFactory>(s_, options_);
+    factory_ = std::make_unique<LinearSolverFactory>(s_, LinearSolverOptionsOf(options_));
     evaluator_ = std::make_unique<Evaluator>(s_, factory_->partition(), &context_);
     x_ = StateFromUser(s_);
     gradient_.resize(s_.num_effective_parameters);
@@ -608,7 +609,7 @@ class ProjectedKernelFixture {
       std::abort();
     }
     options_.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
-    factory_ = std::make_unique<LinearSolverFactory>(s_, options_);
+    factory_ = std::make_unique<LinearSolverFactory>(s_, LinearSolverOptionsOf(options_));
     layout_ = std::make_unique<ProjectedBlockLayout>(s_);
     shape_layout_ = std::make_unique<ProjectedBlockLayout>(s_);
     shape_layout_->PlaceInShapeOrder(factory_->partition());

@@ -9,7 +9,7 @@
 // points), in float and double, on the same random data:
 //
 //   per_landmark      the storage and kernel the solver uses
-//                     (MultiplyNormalFixed of projected_kernels.h): per
+//                     (MultiplyNormalFixed of projected_product_kernels.h): per
 //                     observation two rows [J (9) | Q1 row (3)], one
 //                     landmark after the other;
 //   lane_interleaved  landmarks in batches of kBatchLanes<Scalar> (8 floats
@@ -43,7 +43,7 @@
 
 #include "ceres_sqrtba/internal/projected/batched_thin_qr.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_product_kernels.h"
 
 namespace ceres_sqrtba {
 namespace internal {

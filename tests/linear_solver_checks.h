@@ -9,8 +9,8 @@
 #include <Eigen/Dense>
 #include <string>
 
-#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
-#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/explicit_iterative_schur_solver.h"
 #include "gtest/gtest.h"
 #include "linear_solver_fixture.h"
 #include "test_problems.h"

@@ -1,4 +1,8 @@
-// Solves a one-landmark, one-camera problem through an installed ceres_sqrtba.
+// Solves a one-landmark, one-camera problem through an installed ceres_sqrtba,
+// and parses an option's name through the installed leaf header types.h
+// (included first: it must compile on its own).
+#include "ceres_sqrtba/types.h"
+
 #include <cstdio>
 
 #include "ceres_sqrtba/solver.h"
@@ -14,6 +18,12 @@ struct Error {
 };
 
 int main() {
+  ceres_sqrtba::Precision precision = ceres_sqrtba::DOUBLE_PRECISION;
+  if (!ceres_sqrtba::StringToPrecision("single", &precision) ||
+      precision != ceres_sqrtba::SINGLE_PRECISION) {
+    std::printf("StringToPrecision(\"single\") failed\n");
+    return 1;
+  }
   double camera[2] = {0.0, 0.0};
   double point[2] = {5.0, -3.0};
   ceres::Problem problem;

@@ -9,16 +9,23 @@ shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
-# Only the public header and the package files are installed: no internal
-# header, no example binary.
+# Only the public headers (solver.h and the types.h it includes) and the
+# package files are installed: no internal header, no example binary.
 installed=$(cd "$work/prefix" && find . -type f | sort)
 unexpected=$(echo "$installed" | grep -v -e '^./include/ceres_sqrtba/solver.h$' \
+  -e '^./include/ceres_sqrtba/types.h$' \
   -e '^./lib[^/]*/libceres_sqrtba\.' -e '^./lib[^/]*/cmake/ceres_sqrtba/' || true)
 if [ -n "$unexpected" ]; then
   echo "run_consumer_test.sh: cmake --install put files the package should not contain:" >&2
   echo "$unexpected" >&2
   exit 1
 fi
+for header in solver.h types.h; do
+  if [ ! -f "$work/prefix/include/ceres_sqrtba/$header" ]; then
+    echo "run_consumer_test.sh: cmake --install did not install include/ceres_sqrtba/$header" >&2
+    exit 1
+  fi
+done
 cmake -S "$source_dir" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release "$@" > "$work/configure.log"
 cmake --build "$work/build" -j2 > "$work/build.log"
 "$work/build/consumer"

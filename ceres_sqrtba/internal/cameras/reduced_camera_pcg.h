@@ -17,12 +17,12 @@
 #include <memory>
 #include <vector>
 
-#include "ceres_sqrtba/internal/cameras/block_jacobi_preconditioner.h"
 #include "ceres/types.h"
-#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/cameras/block_jacobi_preconditioner.h"
 #include "ceres_sqrtba/internal/cameras/pcg.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/linear/linear_solver_summary.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver_summary.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -34,7 +34,7 @@ struct IterativeSchurOptions {
   ceres::PreconditionerType preconditioner = ceres::SCHUR_JACOBI;
   // CLUSTER_JACOBI, CLUSTER_TRIDIAGONAL: the clusters and the plan of the
   // preconditioner's matrix, made once per solve by the factory
-  // (cameras/visibility_based_preconditioner.h).
+  // (direct/visibility_based_preconditioner.h).
   const VisibilityPreconditionerPlan* visibility = nullptr;
   int min_num_iterations = 0;
   int max_num_iterations = 500;

@@ -2,7 +2,7 @@
 // preconditioners CLUSTER_JACOBI and CLUSTER_TRIDIAGONAL (Kushal & Agarwal,
 // "Visibility Based Preconditioning for Bundle Adjustment", CVPR 2012), built
 // as Ceres builds them so that a pipeline that asks for them gets the
-// preconditioner it knows (cameras/visibility_based_preconditioner.h forms and
+// preconditioner it knows (direct/visibility_based_preconditioner.h forms and
 // factors it in square-root form).
 //
 // "Cameras" are the variable blocks that are not eliminated (a pose, a shared

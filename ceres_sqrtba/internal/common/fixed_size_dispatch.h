@@ -21,6 +21,16 @@
 // of a kernel may round differently; which one runs depends only on the
 // problem's structure.
 //
+// A second dispatch, by instruction set. For the most common shape, BAL's
+// (2, 3, 9), in float, four of the projected storage's fixed-size kernels
+// (the product and three row passes) have hand-written SSE2 versions,
+// explicit specializations of the fixed-size templates in
+// projected/projected_kernels_sse2.h. The dispatch here picks the shape; the
+// compiler then takes the SSE2 version wherever it targets SSE2 (__SSE2__:
+// every x86-64 build, fixed at compile time, never detected at run time), and
+// the generic fixed-size kernel elsewhere. Both sum in an order fixed by the
+// code, so results stay deterministic for a given build.
+//
 // Use: the callback receives an empty object of a FixedSizes type; it is
 // FixedSizes<kDynamic, kDynamic, kDynamic> (kFixed false) when nothing listed
 // matches.

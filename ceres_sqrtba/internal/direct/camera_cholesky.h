@@ -23,7 +23,7 @@
 
 #include <string>
 
-#include "ceres_sqrtba/internal/solvers/linear_solver_summary.h"
+#include "ceres_sqrtba/internal/linear/linear_solver_summary.h"
 
 namespace ceres_sqrtba {
 namespace internal {

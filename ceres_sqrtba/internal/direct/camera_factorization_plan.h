@@ -28,7 +28,7 @@
 #include "ceres_sqrtba/internal/direct/reduced_camera_pattern.h"
 #include "ceres_sqrtba/internal/direct/sparse_cholesky.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
-#include "ceres_sqrtba/solver.h"
+#include "ceres_sqrtba/types.h"
 
 namespace ceres_sqrtba {
 namespace internal {

@@ -6,7 +6,7 @@
 //
 // in double, from Q1 in double and the camera Jacobian as stored (Scalar).
 //
-// Why a header of their own: as the projected product (projected_kernels.h),
+// Why a header of their own: as the projected product (projected_product_kernels.h),
 // each kernel has a fixed-size version for uniform groups at the sizes of
 // fixed_size_dispatch.h (BAL: 2 x 9 camera rows, d = 3, 9 x 9 blocks: the
 // 3 x 9 by 3 x 9 product stays in registers) and a dynamic one for every
@@ -26,7 +26,7 @@
 #include <Eigen/Core>
 
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_gram_kernels.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
@@ -88,7 +88,7 @@ inline void MarginalizedRowsFixed(const double* q1, const Scalar* h, int k,
 template <typename Scalar>
 void AddDiagonalDynamic(const ProjectedBlockLayout& layout, int g, int e, int n, const Scalar* h,
                         const double* w, double* acc) {
-  AddCameraGramLower(layout, g, e, n, h, acc);  // sum J^T J (projected_kernels.h)
+  AddCameraGramLower(layout, g, e, n, h, acc);  // sum J^T J (projected_gram_kernels.h)
   const int d = layout.landmark_size[g];
   for (int k = 0; k < d; ++k) {
     const double* wk = w + k * n;

@@ -40,7 +40,7 @@ class ReducedCameraPattern {
   explicit ReducedCameraPattern(const ProblemStructure& s);
   // Only the off-diagonal blocks (c', c), c' < c, for which keep(c', c) is
   // true (the visibility-based preconditioners' subsets of S,
-  // cameras/visibility_based_preconditioner.h); the diagonal ones always.
+  // direct/visibility_based_preconditioner.h); the diagonal ones always.
   ReducedCameraPattern(const ProblemStructure& s, const std::function<bool(int, int)>& keep);
 
   int num_cameras() const { return static_cast<int>(camera_offset_.size()) - 1; }

@@ -16,9 +16,10 @@
 #include <memory>
 #include <vector>
 
+#include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/explicit/landmark_block.h"
-#include "ceres_sqrtba/internal/common/memory.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 namespace ceres_sqrtba {
@@ -85,8 +86,7 @@ class ExplicitLandmarkBlocks : public JacobianWriter {
   void ClearOutOfRange() { out_of_range_.store(false, std::memory_order_relaxed); }
   // Flags values of block g beyond kMaxMagnitude (after scaling).
   void CheckRange(int g);
-  static constexpr double kMaxMagnitude =
-      std::numeric_limits<Scalar>::digits < 53 ? 1e18 : std::numeric_limits<double>::infinity();
+  static constexpr double kMaxMagnitude = kMaxStorableMagnitude<Scalar>;  // linear_solver.h
 
  private:
   const ProblemStructure& s_;

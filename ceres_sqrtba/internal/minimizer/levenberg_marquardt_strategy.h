@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 
 namespace ceres_sqrtba {
 namespace internal {

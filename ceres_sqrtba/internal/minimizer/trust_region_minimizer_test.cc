@@ -3,7 +3,7 @@
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
-#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/explicit_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 #include "gtest/gtest.h"
 #include "null_jacobian_writer.h"

@@ -8,8 +8,8 @@
 
 #include <Eigen/Core>
 
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "ceres_sqrtba/internal/projected/projected_row_kernels.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
@@ -19,7 +19,7 @@ namespace internal {
 // float computation adds to Jp y_p, Q1^T (r - Jp y_p) and J y is an error of
 // the order of their own rounding, and only R^'s triangular solve, small and
 // where a division could amplify, stays in double. The row passes are
-// projected_kernels.h's StepRowsFixed and SquaredStepRowsFixed (fixed-size
+// projected_row_kernels.h's StepRowsFixed and SquaredStepRowsFixed (fixed-size
 // Eigen expressions, SSE2 for BAL's shape): sums in an order fixed by the
 // sizes, so the same bits for any number of threads.
 template <typename Scalar>
@@ -33,7 +33,7 @@ void ProjectedLandmarkBlocks<Scalar>::BackSubstituteFixedInScalar(int g, const S
   DCHECK_EQ(m % kRow, 0);
   const Scalar* c = cold(g);
   // One observation per segment: kRow rows, its camera's kF columns first in
-  // each hot row, then the row of Q1 (projected_kernels.h).
+  // each hot row, then the row of Q1 (projected_row_kernels.h).
   const ProjectedBlockLayout::Item* items = layout_.items.data() + layout_.segments[layout_.segment_begin[g]].item_begin;
   // The chunk's scratch doubles hold m Scalars of Jp y_p here.
   Scalar* u_scalar = reinterpret_cast<Scalar*>(u);

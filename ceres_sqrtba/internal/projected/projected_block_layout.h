@@ -13,7 +13,7 @@
 // its residual blocks has `row` rows and exactly one variable camera, of
 // tangent size f, and its landmark has tangent size e. Then its hot rows are
 // one (row x (f + e)) slab per observation, back to back, and the kernels of
-// projected_kernels.h can run at sizes fixed at compile time
+// projected_*_kernels.h can run at sizes fixed at compile time
 // (fixed_size_dispatch.h); BAL's groups are all uniform with (2, 3, 9).
 //
 // Storage order. The offsets place the groups in `order`: the group index
@@ -98,7 +98,7 @@ struct ProjectedBlockLayout {
   // Per group: its sizes (row, e, f) if it is uniform (header comment), all
   // kDynamic otherwise. The kernels dispatch on them.
   std::vector<BlockSizes> uniform_sizes;
-  // Runs, for the product (MultiplyNormalRun, projected_kernels.h): per
+  // Runs, for the product (MultiplyNormalRun, projected_product_kernels.h): per
   // storage position p, how many positions from p on up to the end of its
   // run, a run being neighbours in storage whose groups are uniform with the
   // same listed sizes (fixed_size_dispatch.h); 0 for the other groups. A run

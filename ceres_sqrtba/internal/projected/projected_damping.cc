@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "ceres_sqrtba/internal/projected/projected_row_kernels.h"
 #include "ceres_sqrtba/internal/projected/thin_qr.h"
 #include "glog/logging.h"
 

@@ -1,5 +1,6 @@
-// The fixed-size kernels of the projected blocks (projected_kernels.h) against
-// their dynamic versions, for every shape of fixed_size_dispatch.h's list, in
+// The fixed-size kernels of the projected blocks (projected_product_kernels.h,
+// projected_row_kernels.h, projected_gram_kernels.h, and for BAL's shape in
+// float projected_kernels_sse2.h) against their dynamic versions, for every shape of fixed_size_dispatch.h's list, in
 // float and double; and the dispatch: which shapes take a fixed kernel, which
 // groups the layout calls uniform, and which kernel the per-group entry points
 // run.
@@ -16,7 +17,6 @@
 // dozen units in the last place of each entry's own scale: tight enough that
 // any wrong index, sign or term of a kernel fails, as it moves entries by
 // about b itself.
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,6 +30,9 @@
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
+#include "ceres_sqrtba/internal/projected/projected_gram_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_product_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_row_kernels.h"
 #include "fused_multiply_add.h"
 #include "gtest/gtest.h"
 #include "rounding_jitter.h"

@@ -11,8 +11,10 @@
 
 #include "ceres_sqrtba/internal/common/finite.h"
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
-#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
+#include "ceres_sqrtba/internal/projected/projected_gram_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_product_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_row_kernels.h"
 #include "ceres_sqrtba/internal/projected/thin_qr.h"
 #include "glog/logging.h"
 
@@ -21,10 +23,10 @@ namespace internal {
 
 namespace {
 
-// Beyond this a value cannot be used safely in Scalar: the bound of the
-// explicit blocks (explicit_landmark_blocks.h), infinite in double.
+// Beyond this a value cannot be used safely in Scalar: the bound of every
+// storage (linear_solver.h), infinite in double.
 template <typename Scalar>
-constexpr double kMaxMagnitude = ExplicitLandmarkBlocks<Scalar>::kMaxMagnitude;
+constexpr double kMaxMagnitude = kMaxStorableMagnitude<Scalar>;
 
 template <typename Scalar>
 Scalar* AllocateScalars(int64_t n) {
@@ -285,7 +287,7 @@ void ProjectedLandmarkBlocks<Scalar>::SquaredColumnNorms(double* norms) {
       const Group& grp = s_.groups[g];
       const int d = grp.landmark_size;
       // In float, a uniform group of listed sizes sums each observation's
-      // squares in float and adds them in double (projected_kernels.h).
+      // squares in float and adds them in double (projected_row_kernels.h).
       if constexpr (std::is_same<Scalar, float>::value) {
         const bool fixed = DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto sizes) {
           using S = decltype(sizes);

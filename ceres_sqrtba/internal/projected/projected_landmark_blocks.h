@@ -38,7 +38,9 @@
 //
 // The files: the layout (offsets, uniform groups) in projected_block_layout.h;
 // storage, Jacobian writer, scaling and column norms here; the per-group
-// kernels of the product and the preconditioner in projected_kernels.h;
+// kernels of the product, the row passes and the preconditioner in
+// projected_product_kernels.h, projected_row_kernels.h and
+// projected_gram_kernels.h (SSE2 versions: projected_kernels_sse2.h);
 // Damp in projected_damping.cc, BackSubstitute in
 // projected_back_substitution.cc.
 #ifndef CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_LANDMARK_BLOCKS_H_
@@ -57,7 +59,7 @@
 #include "ceres_sqrtba/internal/projected/batched_thin_qr.h"
 #include "ceres_sqrtba/internal/projected/landmark_batches.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
-#include "ceres_sqrtba/internal/projected/projected_kernels.h"
+#include "ceres_sqrtba/internal/projected/projected_gram_kernels.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -143,7 +145,7 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // to acc (n x n, row-major, in Scalar: a positive semidefinite term): the
   // landmark's share of the preconditioner's Schur-complement block
   // (block_jacobi_preconditioner.h). When the group is uniform with listed
-  // sizes (projected_kernels.h) and the camera has one residual block in it,
+  // sizes (projected_gram_kernels.h) and the camera has one residual block in it,
   // as in BAL, the R x R projector M = I - q q^T of its rows is formed first
   // and Jc^T M Jc is added in SIMD packets, which also writes some entries
   // above the diagonal (never read). Inline: it runs once per (landmark,

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/ceres_version.h"
-#include "ceres_sqrtba/internal/problem/options_validation.h"
+#include "ceres_sqrtba/internal/solve/options_validation.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {

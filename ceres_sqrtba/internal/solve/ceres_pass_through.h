@@ -4,7 +4,7 @@
 //   that solver_choice.h sends to Ceres (LINE_SEARCH, SQRT_AUTOMATIC with a
 //   linear solver or an option that has no square-root counterpart): the
 //   user's options as they are, after the checks that catch what Ceres
-//   accepts in IsValid but aborts on later (problem/options_validation.h) and
+//   accepts in IsValid but aborts on later (solve/options_validation.h) and
 //   Ceres' refusals of inner iterations, which crash its Schur solvers (an
 //   evaluation callback, an inner_iteration_ordering that is not made of
 //   independent sets: refused first, with Ceres' messages); for a square-root

@@ -1,6 +1,6 @@
 #include "ceres_sqrtba/internal/solve/solver_choice.h"
 
-#include "ceres_sqrtba/internal/problem/options_validation.h"
+#include "ceres_sqrtba/internal/solve/options_validation.h"
 
 namespace ceres_sqrtba {
 namespace internal {

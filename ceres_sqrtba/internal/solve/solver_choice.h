@@ -18,7 +18,7 @@
 //       ITERATIVE_SCHUR -> SQRT_ITERATIVE_SCHUR;
 //       anything else   -> ceres::Solve;
 //     and ceres::Solve too when the counterpart does not implement an option
-//     (problem/options_validation.h: UnsupportedSqrtOption), so that nothing
+//     (solve/options_validation.h: UnsupportedSqrtOption), so that nothing
 //     Ceres accepts is refused.
 //
 // A square-root request that goes to ceres::Solve keeps the user's options

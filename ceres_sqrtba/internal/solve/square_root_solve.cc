@@ -13,11 +13,10 @@
 #include "ceres_sqrtba/internal/minimizer/coordinate_descent_minimizer.h"
 #include "ceres_sqrtba/internal/minimizer/progress_logging.h"
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
-#include "ceres_sqrtba/internal/problem/options_validation.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/solve/ceres_pass_through.h"
+#include "ceres_sqrtba/internal/solve/options_validation.h"
 #include "ceres_sqrtba/internal/solve/summary_report.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver_factory.h"
 #include "ceres_sqrtba/internal/solvers/precision_policy.h"
 #include "glog/logging.h"
 
@@ -156,7 +155,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   if (!unsupported.empty()) return fail("Invalid configuration. " + unsupported);
 
   // Memory: checked before the landmark storage is allocated.
-  LinearSolverFactory factory(s, options);
+  LinearSolverFactory factory(s, LinearSolverOptionsOf(options));
   if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
   if (!factory.PlanError().empty()) return fail(factory.PlanError());
   const MemoryBudget budget(options.memory_limit_in_bytes);
@@ -239,6 +238,18 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
 }
 
 }  // namespace
+
+LinearSolverOptions LinearSolverOptionsOf(const Solver::Options& options) {
+  LinearSolverOptions o;
+  o.sqrt_linear_solver_type = options.sqrt_linear_solver_type;
+  o.use_explicit_reduced_rows = options.use_explicit_reduced_rows;
+  o.reduced_camera_factorization = options.reduced_camera_factorization;
+  o.preconditioner_type = options.preconditioner_type;
+  o.visibility_clustering_type = options.visibility_clustering_type;
+  o.min_linear_solver_iterations = options.min_linear_solver_iterations;
+  o.max_linear_solver_iterations = options.max_linear_solver_iterations;
+  return o;
+}
 
 void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, Solver::Summary* summary) {
   const double start_time = WallTimeInSeconds();

@@ -13,6 +13,7 @@
 #define CERES_SQRTBA_INTERNAL_SOLVE_SQUARE_ROOT_SOLVE_H_
 
 #include "ceres/ceres.h"
+#include "ceres_sqrtba/internal/solvers/linear_solver_factory.h"
 #include "ceres_sqrtba/solver.h"
 
 namespace ceres_sqrtba {
@@ -20,6 +21,10 @@ namespace internal {
 
 void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem,
                      Solver::Summary* summary);
+
+// What the linear solver factory reads of the options (the fields of the
+// same names).
+LinearSolverOptions LinearSolverOptionsOf(const Solver::Options& options);
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

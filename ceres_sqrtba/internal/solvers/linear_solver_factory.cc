@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
-#include "ceres_sqrtba/internal/cameras/visibility_based_preconditioner.h"
 #include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
-#include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
-#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/direct/visibility_based_preconditioner.h"
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
-#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "ceres_sqrtba/internal/solvers/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/sqrt_sparse_schur_solver.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -31,7 +31,7 @@ std::unique_ptr<LinearSolver> Make(Precision precision, const ProblemStructure& 
 
 }  // namespace
 
-LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Solver::Options& options)
+LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const LinearSolverOptions& options)
     : s_(s), sparse_(options.sqrt_linear_solver_type == SQRT_SPARSE_SCHUR) {
   iterative_options_.preconditioner = options.preconditioner_type;
   iterative_options_.min_num_iterations = options.min_linear_solver_iterations;

@@ -5,14 +5,14 @@
 //
 // Storage: SQRT_ITERATIVE_SCHUR uses the projected blocks
 // (projected/projected_landmark_blocks.h) unless
-// Solver::Options::use_explicit_reduced_rows asks for the paper's explicit
+// LinearSolverOptions::use_explicit_reduced_rows asks for the paper's explicit
 // blocks (explicit/explicit_landmark_blocks.h); SQRT_SPARSE_SCHUR always uses
 // the projected ones and plans its reduced camera matrix and Cholesky
 // factorization here (direct/camera_factorization_plan.h: pattern, dense or
 // sparse, ordering, factor size), so that the memory check counts them, as
 // it counts the matrix and factorization of SQRT_ITERATIVE_SCHUR's
 // visibility-based preconditioners (CLUSTER_JACOBI, CLUSTER_TRIDIAGONAL:
-// cameras/visibility_based_preconditioner.h), planned here too. Only the
+// direct/visibility_based_preconditioner.h), planned here too. Only the
 // chosen storage's layout is built.
 //
 // Work partition: the chunks fix the order of every parallel sum, so they
@@ -25,6 +25,11 @@
 // the partition are shared, so a single precision solve that continues in
 // double (solvers/precision_policy.h) builds the double solver on the same
 // plan.
+//
+// The factory reads the few options of Solver::Options that concern the
+// linear solver, copied into LinearSolverOptions by the solve
+// (solve/square_root_solve.h: LinearSolverOptionsOf), so that this layer
+// does not depend on the public interface that the solve implements.
 #ifndef CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_FACTORY_H_
 #define CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_FACTORY_H_
 
@@ -32,11 +37,12 @@
 #include <memory>
 #include <string>
 
+#include "ceres/types.h"
 #include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
-#include "ceres_sqrtba/solver.h"
+#include "ceres_sqrtba/types.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -46,9 +52,23 @@ struct ProjectedBlockLayout;
 class CameraFactorizationPlan;
 class VisibilityPreconditionerPlan;
 
+// The fields of Solver::Options that choose and configure the linear solver,
+// with their names and defaults there (Ceres' for Ceres' fields).
+struct LinearSolverOptions {
+  // SQRT_ITERATIVE_SCHUR or SQRT_SPARSE_SCHUR (SQRT_AUTOMATIC is resolved by
+  // then: solve/solver_choice.h).
+  SqrtLinearSolverType sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  bool use_explicit_reduced_rows = false;
+  ReducedCameraFactorization reduced_camera_factorization = AUTOMATIC_FACTORIZATION;
+  ceres::PreconditionerType preconditioner_type = ceres::JACOBI;
+  ceres::VisibilityClusteringType visibility_clustering_type = ceres::CANONICAL_VIEWS;
+  int min_linear_solver_iterations = 0;
+  int max_linear_solver_iterations = 500;
+};
+
 class LinearSolverFactory {
  public:
-  LinearSolverFactory(const ProblemStructure& s, const Solver::Options& options);
+  LinearSolverFactory(const ProblemStructure& s, const LinearSolverOptions& options);
   ~LinearSolverFactory();
 
   bool sparse() const { return sparse_; }

@@ -32,8 +32,8 @@
 #include <memory>
 #include <string>
 
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
-#include "ceres_sqrtba/solver.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
+#include "ceres_sqrtba/types.h"
 
 namespace ceres_sqrtba {
 namespace internal {

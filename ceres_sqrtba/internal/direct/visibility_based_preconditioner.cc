@@ -1,4 +1,4 @@
-#include "ceres_sqrtba/internal/cameras/visibility_based_preconditioner.h"
+#include "ceres_sqrtba/internal/direct/visibility_based_preconditioner.h"
 
 #include <algorithm>
 

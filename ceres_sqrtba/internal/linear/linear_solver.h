@@ -9,14 +9,25 @@
 // evaluation. Vectors at this interface are double and in the tangent space of
 // the whole problem (ProblemStructure's layout); the solver may work in single
 // precision inside.
-#ifndef CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_H_
-#define CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_H_
+#ifndef CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_
+#define CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_
+
+#include <limits>
 
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver_summary.h"
+#include "ceres_sqrtba/internal/linear/linear_solver_summary.h"
 
 namespace ceres_sqrtba {
 namespace internal {
+
+// The largest magnitude a solver's storage in Scalar accepts in the scaled
+// Jacobian and the residuals, the same for every storage (explicit and
+// projected blocks): beyond it products of two such values overflow in float
+// (|v| > sqrt(max) / 16, rounded down to 1e18), and the solver reports
+// JacobianOutOfRange. Infinite in double: only single precision checks.
+template <typename Scalar>
+constexpr double kMaxStorableMagnitude =
+    std::numeric_limits<Scalar>::digits < 53 ? 1e18 : std::numeric_limits<double>::infinity();
 
 class LinearSolver {
  public:
@@ -46,4 +57,4 @@ class LinearSolver {
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_H_
+#endif  // CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_H_

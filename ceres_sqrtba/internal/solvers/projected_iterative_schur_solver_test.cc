@@ -14,7 +14,7 @@
 #include <limits>
 #include <random>
 
-#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/projected_iterative_schur_solver.h"
 #include "ceres_sqrtba/internal/projected/thin_qr.h"
 #include "ceres_sqrtba/solver.h"
 #include "gtest/gtest.h"

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/sqrt_sparse_schur_solver.h"
 #include "gtest/gtest.h"
 #include "direct_solve.h"
 #include "linear_solver_checks.h"

@@ -12,7 +12,7 @@
 #include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
-#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/explicit_iterative_schur_solver.h"
 #include "gtest/gtest.h"
 #include "linear_solver_checks.h"
 #include "linear_solver_fixture.h"

@@ -1,4 +1,4 @@
-#include "ceres_sqrtba/internal/projected/projected_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/projected_iterative_schur_solver.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 //      reduced right-hand side B^T r^ = Jp^T (r - Q1 Q1^T r) in double,
 //   2. solve the reduced camera system by PCG with the block-Jacobi
 //      preconditioner (or a visibility-based one, formed from W = Q1^T Jp
-//      taken in step 1's pass: cameras/visibility_based_preconditioner.h),
+//      taken in step 1's pass: direct/visibility_based_preconditioner.h),
 //      the product applied as Jp^T (u - Q1 Q1^T u), u = Jp x
 //      (paper eq. (cg_mult) with B = Q^_2^T Jp never stored),
 //   3. back-substitute y_l = R^-1 Q1^T (r - Jp y_p) and sum |J y|^2 directly.
@@ -16,20 +16,20 @@
 // Q^, the same B^T B); what changes is the memory a product streams: per
 // 2-d observation of a 9-d camera, 24 scalars instead of 18 k for a landmark
 // seen k times.
-#ifndef CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_ITERATIVE_SCHUR_SOLVER_H_
-#define CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_ITERATIVE_SCHUR_SOLVER_H_
+#ifndef CERES_SQRTBA_INTERNAL_SOLVERS_PROJECTED_ITERATIVE_SCHUR_SOLVER_H_
+#define CERES_SQRTBA_INTERNAL_SOLVERS_PROJECTED_ITERATIVE_SCHUR_SOLVER_H_
 
 #include <memory>
 #include <vector>
 
 #include "ceres_sqrtba/internal/cameras/block_jacobi_preconditioner.h"
-#include "ceres_sqrtba/internal/cameras/visibility_based_preconditioner.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
-#include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/cameras/pcg.h"
+#include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/direct/visibility_based_preconditioner.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
 #include "ceres_sqrtba/internal/projected/projected_reduced_camera_system.h"
-#include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -79,4 +79,4 @@ extern template class ProjectedIterativeSchurSolver<double>;
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_PROJECTED_PROJECTED_ITERATIVE_SCHUR_SOLVER_H_
+#endif  // CERES_SQRTBA_INTERNAL_SOLVERS_PROJECTED_ITERATIVE_SCHUR_SOLVER_H_

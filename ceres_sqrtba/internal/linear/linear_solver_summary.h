@@ -1,8 +1,8 @@
 // How one linear solve ended, as Ceres' LinearSolver::Summary says it: the
 // outcome decides what the trust-region loop does with the step (use it,
 // shrink the radius and try again, or end the solve).
-#ifndef CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_SUMMARY_H_
-#define CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_SUMMARY_H_
+#ifndef CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_SUMMARY_H_
+#define CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_SUMMARY_H_
 
 #include <string>
 
@@ -25,4 +25,4 @@ struct LinearSolverSummary {
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_SOLVERS_LINEAR_SOLVER_SUMMARY_H_
+#endif  // CERES_SQRTBA_INTERNAL_LINEAR_LINEAR_SOLVER_SUMMARY_H_

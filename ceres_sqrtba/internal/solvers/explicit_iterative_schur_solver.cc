@@ -1,4 +1,4 @@
-#include "ceres_sqrtba/internal/explicit/explicit_iterative_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/explicit_iterative_schur_solver.h"
 
 #include <algorithm>
 #include <cmath>

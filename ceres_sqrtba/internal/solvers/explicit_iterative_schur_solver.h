@@ -13,21 +13,21 @@
 //      exactly reproduce Q^_1^T r.
 //
 // All linear algebra runs in Scalar (float or double); the interface is double.
-#ifndef CERES_SQRTBA_INTERNAL_EXPLICIT_EXPLICIT_ITERATIVE_SCHUR_SOLVER_H_
-#define CERES_SQRTBA_INTERNAL_EXPLICIT_EXPLICIT_ITERATIVE_SCHUR_SOLVER_H_
+#ifndef CERES_SQRTBA_INTERNAL_SOLVERS_EXPLICIT_ITERATIVE_SCHUR_SOLVER_H_
+#define CERES_SQRTBA_INTERNAL_SOLVERS_EXPLICIT_ITERATIVE_SCHUR_SOLVER_H_
 
 #include <memory>
 #include <vector>
 
 #include "ceres_sqrtba/internal/cameras/block_jacobi_preconditioner.h"
-#include "ceres_sqrtba/internal/explicit/explicit_back_substitution.h"
-#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
-#include "ceres_sqrtba/internal/explicit/marginalized_landmark_blocks.h"
-#include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/cameras/pcg.h"
 #include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/explicit/explicit_back_substitution.h"
+#include "ceres_sqrtba/internal/explicit/explicit_landmark_blocks.h"
 #include "ceres_sqrtba/internal/explicit/explicit_reduced_camera_system.h"
+#include "ceres_sqrtba/internal/explicit/marginalized_landmark_blocks.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -68,4 +68,4 @@ extern template class ExplicitIterativeSchurSolver<double>;
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_EXPLICIT_EXPLICIT_ITERATIVE_SCHUR_SOLVER_H_
+#endif  // CERES_SQRTBA_INTERNAL_SOLVERS_EXPLICIT_ITERATIVE_SCHUR_SOLVER_H_

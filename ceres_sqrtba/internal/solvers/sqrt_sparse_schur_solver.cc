@@ -1,4 +1,4 @@
-#include "ceres_sqrtba/internal/direct/sqrt_sparse_schur_solver.h"
+#include "ceres_sqrtba/internal/solvers/sqrt_sparse_schur_solver.h"
 
 #include <algorithm>
 #include <cmath>

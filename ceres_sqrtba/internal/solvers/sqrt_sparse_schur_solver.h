@@ -25,8 +25,8 @@
 //
 // The landmark blocks are Scalar (float or double); W, S, the right-hand
 // side and the Cholesky are double.
-#ifndef CERES_SQRTBA_INTERNAL_DIRECT_SQRT_SPARSE_SCHUR_SOLVER_H_
-#define CERES_SQRTBA_INTERNAL_DIRECT_SQRT_SPARSE_SCHUR_SOLVER_H_
+#ifndef CERES_SQRTBA_INTERNAL_SOLVERS_SQRT_SPARSE_SCHUR_SOLVER_H_
+#define CERES_SQRTBA_INTERNAL_SOLVERS_SQRT_SPARSE_SCHUR_SOLVER_H_
 
 #include <memory>
 #include <vector>
@@ -35,8 +35,8 @@
 #include "ceres_sqrtba/internal/direct/camera_cholesky.h"
 #include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_matrix.h"
+#include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -77,4 +77,4 @@ extern template class SqrtSparseSchurSolver<double>;
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_DIRECT_SQRT_SPARSE_SCHUR_SOLVER_H_
+#endif  // CERES_SQRTBA_INTERNAL_SOLVERS_SQRT_SPARSE_SCHUR_SOLVER_H_

@@ -31,8 +31,8 @@
 // rest (VisibilityPreconditionerPlan::RequiredBytes). Where the clusters are
 // large the preconditioner approaches S itself, and so does its cost; the
 // measured trade-off against SCHUR_JACOBI is in docs/benchmarks.md.
-#ifndef CERES_SQRTBA_INTERNAL_CAMERAS_VISIBILITY_BASED_PRECONDITIONER_H_
-#define CERES_SQRTBA_INTERNAL_CAMERAS_VISIBILITY_BASED_PRECONDITIONER_H_
+#ifndef CERES_SQRTBA_INTERNAL_DIRECT_VISIBILITY_BASED_PRECONDITIONER_H_
+#define CERES_SQRTBA_INTERNAL_DIRECT_VISIBILITY_BASED_PRECONDITIONER_H_
 
 #include <cstdint>
 #include <memory>
@@ -46,9 +46,9 @@
 #include "ceres_sqrtba/internal/direct/camera_cholesky.h"
 #include "ceres_sqrtba/internal/direct/camera_factorization_plan.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_matrix.h"
+#include "ceres_sqrtba/internal/linear/linear_solver_summary.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
-#include "ceres_sqrtba/internal/solvers/linear_solver_summary.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -119,4 +119,4 @@ extern template class VisibilityBasedPreconditioner<double>;
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_CAMERAS_VISIBILITY_BASED_PRECONDITIONER_H_
+#endif  // CERES_SQRTBA_INTERNAL_DIRECT_VISIBILITY_BASED_PRECONDITIONER_H_

@@ -1,4 +1,4 @@
-#include "ceres_sqrtba/internal/problem/options_validation.h"
+#include "ceres_sqrtba/internal/solve/options_validation.h"
 
 #include <sstream>
 

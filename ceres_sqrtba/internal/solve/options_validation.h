@@ -1,8 +1,8 @@
 // Up-front validation of the options the square-root solver uses, with
 // messages in Ceres' style that name the offending option. Options the solver
 // cannot honour are rejected rather than silently ignored.
-#ifndef CERES_SQRTBA_INTERNAL_PROBLEM_OPTIONS_VALIDATION_H_
-#define CERES_SQRTBA_INTERNAL_PROBLEM_OPTIONS_VALIDATION_H_
+#ifndef CERES_SQRTBA_INTERNAL_SOLVE_OPTIONS_VALIDATION_H_
+#define CERES_SQRTBA_INTERNAL_SOLVE_OPTIONS_VALIDATION_H_
 
 #include <string>
 
@@ -35,4 +35,4 @@ bool ValidateCeresOptions(const ceres::Solver::Options& options, std::string* er
 }  // namespace internal
 }  // namespace ceres_sqrtba
 
-#endif  // CERES_SQRTBA_INTERNAL_PROBLEM_OPTIONS_VALIDATION_H_
+#endif  // CERES_SQRTBA_INTERNAL_SOLVE_OPTIONS_VALIDATION_H_
