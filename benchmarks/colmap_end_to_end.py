@@ -22,7 +22,7 @@ Stages (--stages, default all):
            `global_mapper` with stock and patched COLMAP on copies of the
            same database: registered images, points, mean track length, mean
            reprojection error, the time in local and in global bundle
-           adjustment (from the solvers' summaries, GLOG_v=1), total time.
+           adjustment (from the solvers' summaries, --log_level 1), total time.
 
 Timed runs hold an exclusive flock(2) on --lock (default /work/bench.lock when
 it exists) so that no other benchmark runs beside them.  Results:
@@ -46,6 +46,10 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared"))
 DOCS = os.path.join(REPO_ROOT, "docs", "colmap.md")
 BEGIN, END = "<!-- colmap-e2e:begin -->", "<!-- colmap-e2e:end -->"
+# COLMAP's logging: to stderr only; level 1 prints every bundle adjustment's
+# report (PrintSolverSummary), level 3 also Ceres' FullReport.
+LOG1 = ["--log_target", "stderr", "--log_level", "1"]
+LOG3 = ["--log_target", "stderr", "--log_level", "3"]
 GLOG_PREFIX = re.compile(r"^[IWEF]\d{8} [\d:.]+\s+\d+ [^\]]*\] ")
 
 
@@ -118,6 +122,29 @@ def ceres_costs(text):
     return costs
 
 
+def rms_costs(text):
+    """(initial, final) of every 'Bundle adjustment report' in a COLMAP log:
+    sqrt(cost / residuals) in pixels, six digits."""
+    costs = []
+    initial = None
+    for line in message_lines(text):
+        m = re.match(r"^\s*Initial cost : ([-+\d.e]+) \[px\]", line)
+        if m:
+            initial = float(m.group(1))
+        m = re.match(r"^\s*Final cost : ([-+\d.e]+) \[px\]", line)
+        if m and initial is not None:
+            costs.append((initial, float(m.group(1))))
+            initial = None
+    return costs
+
+
+def colmap_choice(images):
+    """The Ceres solver COLMAP 4.1.1 picks for a problem of this many images."""
+    if images is None:
+        return ""
+    return "DENSE_SCHUR" if images <= 50 else "SPARSE_SCHUR" if images <= 1000 else "ITERATIVE_SCHUR"
+
+
 def tool_summary(text):
     """What colmap_bundle_adjuster printed: counts read, mean reprojection
     error after, final cost."""
@@ -137,7 +164,7 @@ def tool_summary(text):
 
 def ba_times(text):
     """Seconds in local and global bundle adjustment of a mapper's log, from
-    the solvers' summaries (COLMAP prints them with GLOG_v=1): a summary
+    the solvers' summaries (COLMAP prints them at --log_level 1): a summary
     after 'Global bundle adjustment' (until the next image registration) is
     global, any other local."""
     local = global_ = 0.0
@@ -197,8 +224,7 @@ def stage_files(r, args, colmaps, rows):
             _, text, _ = r.run(name + "-colmap-ba0",
                                [stock, "bundle_adjuster", "--input_path", base + "/out",
                                 "--output_path", base + "/colmap",
-                                "--BundleAdjustmentCeres.max_num_iterations", "0"],
-                               env={"GLOG_v": "1"})
+                                "--BundleAdjustmentCeres.max_num_iterations", "0"] + LOG3)
             costs = ceres_costs(text)
             start = costs[-1][0] if costs else float("nan")
             relative = abs(start - ours.get("final_cost", float("nan"))) / ours.get(
@@ -246,21 +272,20 @@ def stage_ba(r, args, colmaps, rows):
             for variant, binary, env in variants:
                 out = os.path.join(base, "%s-%d" % (variant, repeat))
                 os.makedirs(out, exist_ok=True)
-                env = dict(env, GLOG_v="1", OMP_NUM_THREADS=str(args.threads))
+                env = dict(env, OMP_NUM_THREADS=str(args.threads))
                 _, text, seconds = r.run("%s-%s-%d" % (name, variant, repeat),
                                          [binary, "bundle_adjuster", "--input_path", base + "/in",
-                                          "--output_path", out], env=env, timed=True)
-                costs = ceres_costs(text)
+                                          "--output_path", out] + LOG1, env=env, timed=True)
+                costs = rms_costs(text)
                 _, analyzed, _ = r.run("%s-%s-%d-analyze" % (name, variant, repeat),
                                        [colmaps["stock"], "model_analyzer", "--path", out])
                 stats = analyzer_stats(analyzed)
-                solver = re.findall(r"Linear solver\s+(\S+)\s+(\S+)", "\n".join(message_lines(text)))
                 rows.append({"problem": name, "variant": variant, "repeat": repeat,
                              "seconds": seconds,
                              "initial_cost": costs[-1][0] if costs else None,
                              "final_cost": costs[-1][1] if costs else None,
                              "error": stats.get("error"), "images": stats.get("images"),
-                             "solver": solver[-1][1] if solver else ""})
+                             "solver": colmap_choice(stats.get("images"))})
 
 
 def stage_mapper(r, args, colmaps, rows):
@@ -292,8 +317,8 @@ def stage_mapper(r, args, colmaps, rows):
                        "--output_path", run_dir + "/sparse"]
                 if mapper == "mapper":
                     cmd += ["--Mapper.num_threads", str(args.threads)]
-                code, text, seconds = r.run("%s-%s-%d" % (mapper, variant, repeat), cmd,
-                                            env=dict(env, GLOG_v="1"), timed=True, check=False)
+                code, text, seconds = r.run("%s-%s-%d" % (mapper, variant, repeat), cmd + LOG1,
+                                            env=env, timed=True, check=False)
                 model = os.path.join(run_dir, "sparse", "0")
                 stats = {}
                 if code == 0 and os.path.isdir(model):
@@ -351,7 +376,7 @@ def report(files, ba, mapper, machine):
                   "(median of %d runs each, seconds of the whole command):" % (
                       max(r["repeat"] for r in ba) + 1), "",
                   "| problem | COLMAP's solver | stock [s] | sqrt single [s] | sqrt double [s] | "
-                  "sooner (single / double) | final cost, stock / single / double | "
+                  "sooner (single / double) | final RMS reprojection (COLMAP's \"Final cost\"), stock / single / double [px] | "
                   "mean reprojection error, stock / single / double [px] |",
                   "|---|---|---|---|---|---|---|---|"]
         for problem in dict.fromkeys(r["problem"] for r in ba):
@@ -365,8 +390,8 @@ def report(files, ba, mapper, machine):
                 fmt(t["sqrtba-single"], "%.2f"), fmt(t["sqrtba-double"], "%.2f"),
                 fmt(t["stock"] / t["sqrtba-single"], "%.2f×"),
                 fmt(t["stock"] / t["sqrtba-double"], "%.2f×"),
-                fmt(c["stock"], "%.7g"), fmt(c["sqrtba-single"], "%.7g"),
-                fmt(c["sqrtba-double"], "%.7g"), fmt(e["stock"], "%.4f"),
+                fmt(c["stock"], "%.6g"), fmt(c["sqrtba-single"], "%.6g"),
+                fmt(c["sqrtba-double"], "%.6g"), fmt(e["stock"], "%.4f"),
                 fmt(e["sqrtba-single"], "%.4f"), fmt(e["sqrtba-double"], "%.4f")))
     if mapper:
         if "skipped" in mapper[0]:

@@ -55,6 +55,14 @@ class ParsingTest(unittest.TestCase):
         self.assertAlmostEqual(summary["error"], 0.75)
         self.assertAlmostEqual(summary["final_cost"], 2.345678e3)
 
+    def test_rms_costs_and_colmap_choice(self):
+        log = ("I20261202 00:20:19.365993 20243 bundle_adjustment_ceres.cc:1147] Bundle adjustment report\n"
+               "    Residuals : 15520\n Initial cost : 0.923725 [px]\n   Final cost : 0.723725 [px]\n")
+        self.assertEqual(e2e.rms_costs(log), [(0.923725, 0.723725)])
+        self.assertEqual(e2e.colmap_choice(40), "DENSE_SCHUR")
+        self.assertEqual(e2e.colmap_choice(143), "SPARSE_SCHUR")
+        self.assertEqual(e2e.colmap_choice(1429), "ITERATIVE_SCHUR")
+
     def test_ba_times_split_local_and_global(self):
         log = "\n".join([
             "I20261201 10:00:00.0 1 incremental_pipeline.cc:432] Global bundle adjustment",
