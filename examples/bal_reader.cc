@@ -2,451 +2,39 @@
 //
 // Bytes come from a ByteSource (the plain file, or libbz2 decompressing it
 // block by block), a Scanner splits them into whitespace-separated fields and
-// counts lines, and the parser checks every field against the header. Memory
-// grows with the data actually read; the header's counts are only trusted
-// after they have been checked against the memory that is available.
-#include <bzlib.h>
-
+// counts lines (both in bal_input.{h,cc}), and the parser here checks every
+// field against the header. Memory grows with the data actually read; the
+// header's counts are only trusted after they have been checked against the
+// memory that is available.
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
-#include "ceres_sqrtba/solver.h"
+#include "bal_input.h"
 #include "bal_problem.h"
+#include "ceres_sqrtba/solver.h"
 
 namespace ceres_sqrtba {
 namespace examples {
 namespace {
 
-constexpr size_t kBufferSize = 1 << 16;
-constexpr size_t kMaxFieldLength = 128;
-// White space between two fields: a few bytes in any BAL file. A longer run
-// (a whole file of blanks behind a short header, which bzip2 squeezes into a
-// few kilobytes) is refused rather than read to its end.
-constexpr int64_t kMaxWhiteSpace = int64_t{1} << 20;
-// What Drain reads at most: more than any one bzip2 block can decompress to
-// (900 kB of run-length-encoded input, each 5 bytes of it a run of up to 255),
-// so the block the parser stopped in is always checked whole, but no further
-// (a few kilobytes of bzip2 can decompress to gigabytes).
-constexpr int64_t kMaxDrain = int64_t{64} << 20;
+using bal_input::Field;
+using bal_input::FilePtr;
+using bal_input::NumberProblem;
+using bal_input::ParseInteger;
+using bal_input::ParseNumber;
+using bal_input::ParseResult;
+using bal_input::Quote;
+using bal_input::Scanner;
+
 constexpr int kMaxCount = INT_MAX;
-
-struct FileCloser {
-  void operator()(FILE* file) const {
-    if (file != nullptr) std::fclose(file);
-  }
-};
-using FilePtr = std::unique_ptr<FILE, FileCloser>;
-
-// A stream of bytes. Read() returns false on error (with a message), and
-// *size == 0 at the end of the data.
-class ByteSource {
- public:
-  virtual ~ByteSource() = default;
-  virtual bool Read(char* buffer, size_t capacity, size_t* size,
-                    std::string* error) = 0;
-
-  // Reads on, up to kMaxDrain bytes; false with the source's own error if it
-  // has one (for compressed data: corruption found after the parser
-  // stopped). True, without reading, once a Read has already failed.
-  bool Drain(std::string* error) {
-    if (failed_) return true;
-    std::vector<char> buffer(kBufferSize);
-    size_t size = 0;
-    int64_t drained = 0;
-    do {
-      if (!Read(buffer.data(), buffer.size(), &size, error)) return false;
-      drained += static_cast<int64_t>(size);
-    } while (size > 0 && drained < kMaxDrain);
-    return true;
-  }
-
- protected:
-  bool failed_ = false;  // a Read returned false
-};
-
-// The file as it is, after a few bytes already taken from it.
-class PlainSource : public ByteSource {
- public:
-  PlainSource(FILE* file, std::string prefix)
-      : file_(file), prefix_(std::move(prefix)) {}
-
-  bool Read(char* buffer, size_t capacity, size_t* size,
-            std::string* error) override {
-    if (!prefix_.empty()) {
-      *size = std::min(capacity, prefix_.size());
-      std::memcpy(buffer, prefix_.data(), *size);
-      prefix_.erase(0, *size);
-      return true;
-    }
-    *size = std::fread(buffer, 1, capacity, file_);
-    if (*size == 0 && std::ferror(file_)) {
-      *error = std::string("cannot read: ") + std::strerror(errno);
-      failed_ = true;
-      return false;
-    }
-    return true;
-  }
-
- private:
-  FILE* file_;
-  std::string prefix_;
-};
-
-// bzip2 data decompressed while it is read. Concatenated streams (as written
-// by parallel bzip2 tools) are read one after the other.
-class Bzip2Source : public ByteSource {
- public:
-  Bzip2Source(FILE* file, std::string prefix)
-      : file_(file), pending_(std::move(prefix)) {}
-
-  ~Bzip2Source() override { Close(); }
-
-  bool Read(char* buffer, size_t capacity, size_t* size,
-            std::string* error) override {
-    *size = 0;
-    while (*size == 0) {
-      if (stream_ == nullptr) {
-        if (finished_) return true;
-        if (!Open(error)) {
-          failed_ = true;
-          return false;
-        }
-        if (stream_ == nullptr) return true;  // no further stream
-      }
-      int status = BZ_OK;
-      const int wanted =
-          static_cast<int>(std::min<size_t>(capacity, INT_MAX));
-      const int got = BZ2_bzRead(&status, stream_, buffer, wanted);
-      if (status != BZ_OK && status != BZ_STREAM_END) {
-        *error = Describe(status);
-        Close();
-        finished_ = true;
-        failed_ = true;
-        return false;
-      }
-      *size = static_cast<size_t>(std::max(got, 0));
-      if (status == BZ_STREAM_END) {
-        // Keep the bytes libbz2 read past the end of this stream; they may
-        // start another stream.
-        void* unused = nullptr;
-        int num_unused = 0;
-        BZ2_bzReadGetUnused(&status, stream_, &unused, &num_unused);
-        if (status == BZ_OK && num_unused > 0) {
-          pending_.assign(static_cast<const char*>(unused), num_unused);
-        }
-        Close();
-        streams_read_++;
-      }
-    }
-    return true;
-  }
-
- private:
-  // Opens the next stream; leaves stream_ null when the data has ended.
-  bool Open(std::string* error) {
-    if (streams_read_ > 0 && pending_.empty()) {
-      // Anything left in the file after a complete stream?
-      const int c = std::fgetc(file_);
-      if (c == EOF) {
-        finished_ = true;
-        return true;
-      }
-      pending_.push_back(static_cast<char>(c));
-    }
-    if (streams_read_ > 0 &&
-        pending_.compare(0, std::min<size_t>(pending_.size(), 3), "BZh", 0,
-                         std::min<size_t>(pending_.size(), 3)) != 0) {
-      *error = "data after the end of the bzip2 stream is not bzip2 data";
-      finished_ = true;
-      return false;
-    }
-    int status = BZ_OK;
-    stream_ = BZ2_bzReadOpen(&status, file_, 0, 0,
-                             pending_.empty() ? nullptr : &pending_[0],
-                             static_cast<int>(pending_.size()));
-    if (status != BZ_OK) {
-      *error = Describe(status);
-      stream_ = nullptr;
-      finished_ = true;
-      return false;
-    }
-    // libbz2 copies the unused bytes into its own buffer.
-    pending_.clear();
-    return true;
-  }
-
-  void Close() {
-    if (stream_ != nullptr) {
-      int status = BZ_OK;
-      BZ2_bzReadClose(&status, stream_);
-      stream_ = nullptr;
-    }
-  }
-
-  std::string Describe(int status) const {
-    switch (status) {
-      case BZ_UNEXPECTED_EOF:
-        return "bzip2 data ends before its stream does (truncated .bz2 file)";
-      case BZ_DATA_ERROR:
-        return "bzip2 data is corrupt (checksum or block error)";
-      case BZ_DATA_ERROR_MAGIC:
-        return "bzip2 stream does not start with the bzip2 signature";
-      case BZ_MEM_ERROR:
-        return "out of memory while decompressing bzip2 data";
-      case BZ_IO_ERROR:
-        return std::string("cannot read: ") + std::strerror(errno);
-      default:
-        return "bzip2 error " + std::to_string(status);
-    }
-  }
-
-  FILE* file_;
-  std::string pending_;
-  BZFILE* stream_ = nullptr;
-  int streams_read_ = 0;
-  bool finished_ = false;
-};
-
-struct Field {
-  std::string text;
-  int64_t line = 0;
-  bool starts_line = false;  // first field of its line
-  bool binary = false;       // holds a control byte no BAL text contains
-};
-
-// Splits the bytes into whitespace-separated fields and counts lines.
-class Scanner {
- public:
-  explicit Scanner(ByteSource* source) : source_(source), buffer_(kBufferSize) {}
-
-  // Next field; false at the end of the data or on an error (see error()).
-  bool Next(Field* field) {
-    if (has_peeked_) {
-      has_peeked_ = false;
-      *field = std::move(peeked_);
-      return true;
-    }
-    return Scan(field);
-  }
-
-  // The field Next() would return, without taking it.
-  const Field* Peek() {
-    if (!has_peeked_) {
-      if (!Scan(&peeked_)) return nullptr;
-      has_peeked_ = true;
-    }
-    return &peeked_;
-  }
-
-  // Reads the fields of the next non-empty line. Keeps at most max_kept of
-  // them in *fields but counts all in *count. False at the end of the data.
-  bool NextLine(size_t max_kept, std::vector<Field>* fields, size_t* count) {
-    fields->clear();
-    *count = 0;
-    Field field;
-    if (!Next(&field)) return false;
-    fields->push_back(std::move(field));
-    *count = 1;
-    for (const Field* next = Peek(); next != nullptr && !next->starts_line;
-         next = Peek()) {
-      Next(&field);
-      if (fields->size() < max_kept) fields->push_back(std::move(field));
-      ++*count;
-    }
-    return error_.empty();
-  }
-
-  const std::string& error() const { return error_; }
-  // Where a read error happened, else the line of the last field scanned.
-  int64_t line() const { return error_.empty() ? last_field_line_ : line_; }
-
- private:
-  // Next byte, or -1 at the end of the data or on error.
-  int GetByte() {
-    if (position_ == size_) {
-      if (ended_) return -1;
-      size_t got = 0;
-      std::string message;
-      if (!source_->Read(buffer_.data(), buffer_.size(), &got, &message)) {
-        error_ = message;
-        ended_ = true;
-        return -1;
-      }
-      if (got == 0) {
-        ended_ = true;
-        return -1;
-      }
-      position_ = 0;
-      size_ = got;
-    }
-    ++offset_;
-    return static_cast<unsigned char>(buffer_[position_++]);
-  }
-
-  static bool IsSpace(int c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-           c == '\f';
-  }
-
-  // Line breaks: "\n", "\r\n" and a lone "\r" (old Mac files) each count once.
-  void CountLineBreak(int c) {
-    if (c == '\r' || (c == '\n' && !after_cr_)) {
-      ++line_;
-      newline_since_field_ = true;
-    }
-    after_cr_ = c == '\r';
-  }
-
-  // A byte no BAL text contains: a control character other than whitespace.
-  static bool IsBinary(int c) { return (c < 0x20 || c == 0x7f) && !IsSpace(c); }
-
-  bool Scan(Field* field) {
-    if (!error_.empty()) return false;
-    int c = GetByte();
-    int64_t white_space = 0;
-    while (c >= 0 && IsSpace(c)) {
-      CountLineBreak(c);
-      if (++white_space > kMaxWhiteSpace) {
-        error_ = "more than " + std::to_string(kMaxWhiteSpace >> 20) +
-                 " MiB of white space in a row: not a BAL file";
-        return false;
-      }
-      c = GetByte();
-    }
-    if (c < 0) return false;
-    field->text.clear();
-    field->line = line_;
-    field->starts_line = newline_since_field_;
-    newline_since_field_ = false;
-    last_field_line_ = line_;
-    after_cr_ = false;
-    field->binary = false;
-    const bool stream_start = offset_ == 1;
-    while (c >= 0 && !IsSpace(c)) {
-      field->binary = field->binary || IsBinary(c);
-      // gzip's signature at the start of the data (of the file, or of what
-      // bzip2 decompresses to: both read alike).
-      if (stream_start && field->text.size() == 1 && field->text[0] == '\x1f' && c == 0x8b) {
-        error_ = "gzip-compressed data: only plain text and bzip2 (.bz2) files are read (decompress it first)";
-        return false;
-      }
-      if (field->text.size() >= kMaxFieldLength) {
-        error_ = "a field longer than " + std::to_string(kMaxFieldLength) +
-                 " characters";
-        // Binary data rarely contains whitespace: a file in another format
-        // (or a bzip2 file whose signature is damaged) ends up here.
-        if (field->binary) {
-          error_ += " of binary data: not a BAL text file (only plain text "
-                    "and bzip2 files are read)";
-        }
-        return false;
-      }
-      field->text.push_back(static_cast<char>(c));
-      c = GetByte();
-    }
-    if (c >= 0) CountLineBreak(c);
-    return error_.empty();
-  }
-
-  ByteSource* source_;
-  std::vector<char> buffer_;
-  size_t position_ = 0;
-  size_t size_ = 0;
-  bool ended_ = false;
-  std::string error_;
-  int64_t line_ = 1;
-  int64_t last_field_line_ = 1;
-  bool newline_since_field_ = true;
-  bool after_cr_ = false;
-  int64_t offset_ = 0;  // bytes taken from the source
-  bool has_peeked_ = false;
-  Field peeked_;
-};
-
-// A field as it may be shown in a message: quoted, at most 40 characters,
-// unprintable bytes escaped.
-std::string Quote(const std::string& text) {
-  std::string out = "'";
-  const size_t shown = std::min<size_t>(text.size(), 40);
-  for (size_t i = 0; i < shown; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
-      out += escaped;
-    }
-  }
-  if (shown < text.size()) out += "...";
-  out += "'";
-  return out;
-}
-
-enum class ParseResult { kOk, kInvalid, kOutOfRange, kNotFinite };
-
-// Accepts an optional sign; from_chars alone takes '-' but not '+'.
-const char* SkipPlus(const std::string& text) {
-  const char* begin = text.data();
-  if (text.size() >= 2 && begin[0] == '+' &&
-      (std::isdigit(static_cast<unsigned char>(begin[1])) || begin[1] == '.')) {
-    return begin + 1;
-  }
-  return begin;
-}
-
-ParseResult ParseInteger(const std::string& text, int64_t* value) {
-  const char* begin = SkipPlus(text);
-  const char* end = text.data() + text.size();
-  const auto result = std::from_chars(begin, end, *value);
-  if (result.ptr != end || begin == end) return ParseResult::kInvalid;
-  if (result.ec == std::errc::result_out_of_range) {
-    return ParseResult::kOutOfRange;
-  }
-  if (result.ec != std::errc()) return ParseResult::kInvalid;
-  return ParseResult::kOk;
-}
-
-ParseResult ParseNumber(const std::string& text, double* value) {
-  const char* begin = SkipPlus(text);
-  const char* end = text.data() + text.size();
-  const auto result = std::from_chars(begin, end, *value);
-  if (result.ptr != end || begin == end) return ParseResult::kInvalid;
-  if (result.ec == std::errc::result_out_of_range) {
-    // Tiny magnitudes round to zero or a subnormal; large ones overflow.
-    *value = std::strtod(text.c_str(), nullptr);
-    if (!std::isfinite(*value)) return ParseResult::kOutOfRange;
-    return ParseResult::kOk;
-  }
-  if (result.ec != std::errc()) return ParseResult::kInvalid;
-  if (!std::isfinite(*value)) return ParseResult::kNotFinite;
-  return ParseResult::kOk;
-}
-
-std::string NumberProblem(ParseResult result, const std::string& text) {
-  switch (result) {
-    case ParseResult::kInvalid:
-      return Quote(text) + " is not a number";
-    case ParseResult::kOutOfRange:
-      return "number " + Quote(text) + " is out of the range of a double";
-    case ParseResult::kNotFinite:
-      return "non-finite number " + Quote(text);
-    case ParseResult::kOk:
-      break;
-  }
-  return "";
-}
 
 class Parser {
  public:
@@ -789,12 +377,9 @@ bool BalProblem::ReadOpenFile(std::FILE* file, const std::string& name,
     return false;
   }
   std::string prefix(magic, got);
-  std::unique_ptr<ByteSource> source;
-  if (prefix == "BZh") {
-    source = std::make_unique<Bzip2Source>(file, prefix);
-  } else {
-    source = std::make_unique<PlainSource>(file, prefix);
-  }
+  std::unique_ptr<bal_input::ByteSource> source = prefix == "BZh"
+                                                      ? bal_input::Bzip2FileSource(file, prefix)
+                                                      : bal_input::PlainFileSource(file, prefix);
   Scanner scanner(source.get());
   Parser parser(name, options, &scanner);
   BalProblem result;

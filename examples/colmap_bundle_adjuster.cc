@@ -402,25 +402,22 @@ int Run() {
   if (!ReadColmapModel(FLAGS_input_path, read_options, &model, &format, &error)) {
     return Fail(error);
   }
-  std::printf("Read %s (%s): %zu cameras, %zu images, %zu 3D points, %lld observations\n",
+  const std::string rig_counts = model.has_rigs_and_frames
+                                     ? ", " + std::to_string(model.rigs.size()) + " rigs, " +
+                                           std::to_string(model.frames.size()) + " frames"
+                                     : "";
+  std::printf("Read %s (%s%s): %zu cameras, %zu images, %zu 3D points, %lld observations%s\n",
               Printable(FLAGS_input_path).c_str(),
-              format == ColmapFormat::kText ? "text" : "binary", model.cameras.size(),
+              format == ColmapFormat::kText ? "text" : "binary",
+              model.has_rigs_and_frames ? ", with rigs and frames" : "", model.cameras.size(),
               model.images.size(), model.points3D.size(),
-              static_cast<long long>(model.NumTrackElements()));
+              static_cast<long long>(model.NumTrackElements()), rig_counts.c_str());
 
-  // A text model written beside binary files would not be what COLMAP (or
-  // this program) reads from the folder: binary files win.
-  if (format == ColmapFormat::kText) {
-    for (const char* stem : {"cameras", "images", "points3D"}) {
-      const std::string path = FLAGS_output_path + "/" + ColmapFileName(stem, ColmapFormat::kBinary);
-      struct stat info;
-      if (stat(path.c_str(), &info) == 0) {
-        return Fail("--output_path=" + FLAGS_output_path + " holds " +
-                    ColmapFileName(stem, ColmapFormat::kBinary) +
-                    ", which COLMAP would read instead of the text model written here; "
-                    "use a folder without a binary model");
-      }
-    }
+  // The output folder must not hold files that would disagree with the
+  // model written there (a model of the other format, or rigs and frames a
+  // legacy model does not replace): refused before the solve.
+  if (!CheckColmapOutputFolder(model, FLAGS_output_path, format, &error)) {
+    return Fail("--output_path=" + error);
   }
 
   ceres::Problem problem;

@@ -29,7 +29,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ceres_sqrtba {
@@ -79,9 +81,17 @@ struct ColmapRigid3 {
   double tvec[3] = {0.0, 0.0, 0.0};
 };
 
-// a * b: the transform that applies b, then a (as COLMAP's Rigid3d).
+// a * b: the transform that applies b, then a (as COLMAP's Rigid3d): the
+// rotation a.q * b.q normalized, the translation a.t + R(a.q) b.t, with b.t
+// rotated by the formula for a unit quaternion (as Eigen, whose quaternions
+// COLMAP uses, rotates vectors).
 ColmapRigid3 operator*(const ColmapRigid3& a, const ColmapRigid3& b);
+// The inverse transform: conjugate quaternion over its squared norm,
+// translation -R(q^-1) t (as COLMAP's Inverse(Rigid3d)).
 ColmapRigid3 Inverse(const ColmapRigid3& a);
+
+// "CAMERA", "IMU" (as COLMAP's text files spell them), "INVALID" otherwise.
+const char* ColmapSensorTypeName(ColmapSensorType type);
 
 struct ColmapRigSensor {
   ColmapSensorId sensor;
@@ -139,15 +149,17 @@ struct ColmapModel {
 
   int64_t NumTrackElements() const;
   // Index in cameras / images / rigs / frames of the one with this id; -1
-  // when none. Built by the reader (BuildIndex after changing ids by hand).
+  // when none. Built by the reader (BuildIndex after changing ids, adding
+  // records or changing frames' data by hand).
   int CameraIndex(uint32_t id) const;
   int ImageIndex(uint32_t id) const;
   int RigIndex(uint32_t id) const;
   int FrameIndex(uint32_t id) const;
   // Of image i (index in images): the index of its frame in frames, and the
   // index of its camera's sensor in that frame's rig's sensors (-1: the
-  // reference sensor). -1 and -1 in a legacy model. Built by BuildIndex,
-  // which needs a model whose references hold (the reader checks them).
+  // reference sensor). -1 and -1 in a legacy model, and for an index out of
+  // range. Built by BuildIndex, which needs a model whose references hold
+  // (the reader checks them; an image no frame lists gets -1 and -1).
   int ImageFrameIndex(int image) const;
   int ImageSensorIndex(int image) const;
   void BuildIndex();
@@ -162,10 +174,24 @@ struct ColmapModel {
 };
 
 // cam_from_world of image i as COLMAP computes it (above): from its frame
-// and rig in a rig model, the images.* pose in a legacy one.
+// and rig in a rig model (rig_from_world itself, bit for bit, for the
+// reference sensor), the images.* pose in a legacy one. Uses the model's
+// index (BuildIndex).
 ColmapRigid3 ColmapCamFromWorld(const ColmapModel& model, int image);
 
-bool operator==(const ColmapModel& a, const ColmapModel& b);  // every field, bit for bit
+// Every field, bit for bit (rigs and frames too; not the index).
+bool operator==(const ColmapModel& a, const ColmapModel& b);
+
+// A model's files as bytes: the three of every model, and rigs.* and
+// frames.* (absent in a legacy model; the reader refuses one without the
+// other).
+struct ColmapFiles {
+  std::string cameras;
+  std::string images;
+  std::string points3D;
+  std::optional<std::string> rigs;
+  std::optional<std::string> frames;
+};
 
 struct ColmapReadOptions {
   // Refuse files, and declared counts, that need more than this many bytes.
@@ -180,31 +206,62 @@ struct ColmapReadOptions {
 // The format of the model in `folder`, found as COLMAP does: binary when
 // cameras.bin, images.bin and points3D.bin are all there, else text when the
 // three .txt files are; otherwise false with a message. rigs.* and frames.*
-// of that format are read when present (both or neither).
+// of that format are read when present (both or neither: one without the
+// other is refused, with a message naming both).
 bool DetectColmapFormat(const std::string& folder, ColmapFormat* format,
                         std::string* error);
 
 // Reads the model in `folder` (format detected); on failure false, one line
-// in *error, and an empty *model.
+// in *error, and an empty *model. With rigs.* and frames.* the model is a
+// rig model (has_rigs_and_frames), checked as COLMAP reads it: unique ids,
+// each frame's rig there, each image in exactly one frame (as data of its
+// camera, which is a sensor of the frame's rig, with a sensor_from_rig
+// unless it is the reference sensor), usable quaternions, finite values;
+// then every image's pose is the one derived from its frame and rig
+// (ColmapCamFromWorld), as COLMAP does not use the pose images.* holds.
 bool ReadColmapModel(const std::string& folder, const ColmapReadOptions& options,
                      ColmapModel* model, ColmapFormat* format, std::string* error);
 
-// The same from the three files' bytes; messages name `folder`/<file>.
+// The same from the files' bytes; messages name `folder`/<file>.
+bool ReadColmapModelFromMemory(ColmapFormat format, const std::string& folder,
+                               const ColmapFiles& files, const ColmapReadOptions& options,
+                               ColmapModel* model, std::string* error);
+// A legacy model from its three files.
 bool ReadColmapModelFromMemory(ColmapFormat format, const std::string& folder,
                                const std::string& cameras, const std::string& images,
                                const std::string& points3D,
                                const ColmapReadOptions& options, ColmapModel* model,
                                std::string* error);
 
-// The three files of `format` as bytes.
+// The files of `format` as bytes: five for a rig model (the images' poses
+// the ones derived from frames and rigs, ColmapCamFromWorld), three for a
+// legacy one (rigs and frames left absent). Records in the model's order.
+void SerializeColmapModel(const ColmapModel& model, ColmapFormat format, ColmapFiles* files);
+// The three files cameras.*, images.*, points3D.* only.
 void SerializeColmapModel(const ColmapModel& model, ColmapFormat format,
                           std::string* cameras, std::string* images, std::string* points3D);
 
-// Writes the three files into the existing folder `folder` (replacing them).
+// Whether `folder` (an existing folder) can take the model in `format`
+// without holding files that disagree with it afterwards: false, with a
+// message naming the files, when it holds model files of the other format
+// (cameras.*, images.*, points3D.*, rigs.*, frames.*: COLMAP reads binary
+// whenever cameras.bin, images.bin and points3D.bin are all there, and a
+// stale model of the other format would be read, or left beside, instead),
+// or, for a legacy model, rigs.* or frames.* of its format, which it would
+// not replace (COLMAP would take the images' poses from the old frames).
+bool CheckColmapOutputFolder(const ColmapModel& model, const std::string& folder,
+                             ColmapFormat format, std::string* error);
+
+// Writes the model's files (five for a rig model, three for a legacy one)
+// into the existing folder `folder`, replacing them: first checked
+// (CheckColmapOutputFolder; text needs image names without white space),
+// then each file written under a temporary name in the folder and renamed
+// into place once all are written, so that a failed write leaves the old
+// files as they were. False with a message otherwise.
 bool WriteColmapModel(const ColmapModel& model, const std::string& folder,
                       ColmapFormat format, std::string* error);
 
-// "cameras.txt" etc.
+// "cameras.txt" etc. (stems: cameras, images, points3D, rigs, frames).
 std::string ColmapFileName(const char* stem, ColmapFormat format);
 
 }  // namespace examples

@@ -196,13 +196,67 @@ TEST(ExampleColmapCli, BadFlagsAndPaths) {
   // A text model is not written beside binary files, which COLMAP would read.
   testing_util::WriteFile(output + "/images.bin", "stale");
   ExpectOneErrorLine(RunAdjuster(paths, dir),
-                     "holds images.bin, which COLMAP would read instead of the text model");
+                     "--output_path=" + output + " holds images.bin, which COLMAP would read "
+                     "instead of the text model written here");
   EXPECT_EQ(CountEntries(output), 1);
   std::remove((output + "/images.bin").c_str());
   // An unknown flag: gflags' own message, status 1.
   const CommandResult unknown = RunAdjuster(paths + "--BundleAdjustment.no_such_option=1", dir);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.err.find("BundleAdjustment_no_such_option"), std::string::npos) << unknown.err;
+}
+
+// A rig model (rigs.txt and frames.txt beside the three files): read as
+// one, and written back in its layout, five files.
+TEST(ExampleColmapCli, RigModelIsReadAndWrittenWithItsRigsAndFrames) {
+  TempDir dir;
+  const std::string input = WriteSmallModel(dir, "in");
+  testing_util::WriteFile(input + "/rigs.txt", testing_util::SmallRigsText());
+  testing_util::WriteFile(input + "/frames.txt", testing_util::SmallFramesText());
+  const std::string output = dir.Path("out");
+  ASSERT_EQ(mkdir(output.c_str(), 0755), 0);
+  const CommandResult result = RunAdjuster(
+      "--input_path='" + input + "' --output_path='" + output + "' --num_iterations=3", dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Read " + input + " (text, with rigs and frames): 2 cameras, 3 "
+                            "images, 3 3D points, 6 observations, 1 rigs, 3 frames\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_EQ(CountEntries(output), 5);
+  ColmapModel before, after;
+  ColmapFormat format;
+  std::string error;
+  ASSERT_TRUE(ReadColmapModel(input, {}, &before, &format, &error)) << error;
+  ASSERT_TRUE(ReadColmapModel(output, {}, &after, &format, &error)) << error;
+  EXPECT_EQ(format, ColmapFormat::kText);
+  ASSERT_TRUE(after.has_rigs_and_frames);
+  ASSERT_EQ(after.rigs.size(), before.rigs.size());
+  ASSERT_EQ(after.frames.size(), before.frames.size());
+  for (size_t f = 0; f < after.frames.size(); ++f) {
+    EXPECT_EQ(after.frames[f].id, before.frames[f].id);
+    EXPECT_EQ(after.frames[f].data_ids.size(), before.frames[f].data_ids.size());
+  }
+  // The images' poses in images.txt are the ones derived from the frames.
+  for (size_t i = 0; i < after.images.size(); ++i) {
+    const ColmapRigid3 pose = ColmapCamFromWorld(after, static_cast<int>(i));
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(pose.tvec[k], after.images[i].tvec[k]);
+  }
+}
+
+// An output folder that would hold files disagreeing with the model written
+// there is refused before the solve, and nothing is written.
+TEST(ExampleColmapCli, StaleRigAndFrameFilesAreRefused) {
+  TempDir dir;
+  const std::string input = WriteSmallModel(dir, "in");
+  const std::string output = dir.Path("out");
+  ASSERT_EQ(mkdir(output.c_str(), 0755), 0);
+  testing_util::WriteFile(output + "/frames.txt", "# frames of an older model\n");
+  ExpectOneErrorLine(
+      RunAdjuster("--input_path='" + input + "' --output_path='" + output + "'", dir),
+      "--output_path=" + output + " holds frames.txt, which a model without rigs and frames "
+      "does not replace: COLMAP would take the images' poses from the old frames");
+  EXPECT_EQ(CountEntries(output), 1);
+  EXPECT_EQ(testing_util::ReadFile(output + "/frames.txt"), "# frames of an older model\n");
 }
 
 }  // namespace

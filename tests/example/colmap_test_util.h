@@ -47,6 +47,25 @@ inline const char* SmallPointsText() {
          "3 0.2 -0.1 5 0 0 255 0.5 3 1\n";
 }
 
+// A rig model over the small model (rigs.txt and frames.txt beside the
+// three files above): rig 1 has camera 1 as its reference sensor, camera 2
+// at sensor_from_rig = (rotation of 0.1 about y, translation (-0.2, 0,
+// 0.01)) and an IMU without a pose; frame 1 (rotation of 0.2 about z,
+// translation (0.3, -0.1, 2)) holds images 1 and 3 and an IMU sample,
+// frame 2 image 2, frame 3 an image that is not in images.txt.
+inline const char* SmallRigsText() {
+  return "# Rig list\n"
+         "1 3 CAMERA 1 CAMERA 2 1 0.99875026039496628 0 0.049979169270678331 0 -0.2 0 0.01 "
+         "IMU 1 0\n";
+}
+inline const char* SmallFramesText() {
+  return "# Frame list\n"
+         "1 1 0.99500416527802582 0 0 0.099833416646828155 0.3 -0.1 2 3 CAMERA 1 1 CAMERA 2 3 "
+         "IMU 1 7\n"
+         "2 1 1 0 0 0 -0.5 0 0 1 CAMERA 1 2\n"
+         "3 1 1 0 0 0 0 0 0 1 CAMERA 2 99\n";
+}
+
 // Folder of the shared COLMAP models: $CERES_SQRTBA_COLMAP_DIR, else
 // ../shared/colmap beside the source tree.
 inline std::string ColmapDir() {

@@ -347,12 +347,26 @@ uint32_t LengthAt(const uint8_t* data) {
          static_cast<uint32_t>(data[2]) << 16 | static_cast<uint32_t>(data[3]) << 24;
 }
 
-bool ReadColmap(ColmapFormat format, const std::string& cameras, const std::string& images,
-                const std::string& points, ColmapModel* model, std::string* error) {
+bool ReadColmap(ColmapFormat format, const examples::ColmapFiles& files, ColmapModel* model,
+                std::string* error) {
   examples::ColmapReadOptions options;
   options.memory_limit_in_bytes = kReaderMemoryLimit;
-  return examples::ReadColmapModelFromMemory(format, kInputName, cameras, images, points, options,
-                                             model, error);
+  return examples::ReadColmapModelFromMemory(format, kInputName, files, options, model, error);
+}
+
+bool FinitePose(const examples::ColmapRigid3& pose) {
+  for (double v : pose.qvec) {
+    if (!std::isfinite(v)) return false;
+  }
+  for (double v : pose.tvec) {
+    if (!std::isfinite(v)) return false;
+  }
+  return true;
+}
+
+bool SamePose(const examples::ColmapRigid3& pose, const examples::ColmapImage& image) {
+  return std::memcmp(pose.qvec, image.qvec, sizeof(image.qvec)) == 0 &&
+         std::memcmp(pose.tvec, image.tvec, sizeof(image.tvec)) == 0;
 }
 
 // Every value finite and every id reference resolved: what the reader
@@ -387,20 +401,54 @@ void CheckModel(const ColmapModel& model) {
             "a track element does not refer back");
     }
   }
+  if (!model.has_rigs_and_frames) {
+    Check(model.rigs.empty() && model.frames.empty(), "a legacy model has rigs or frames");
+    return;
+  }
+  for (const examples::ColmapRig& rig : model.rigs) {
+    Check(rig.has_ref_sensor || rig.sensors.empty(), "a rig has sensors but no reference one");
+    for (const examples::ColmapRigSensor& sensor : rig.sensors) {
+      Check(FinitePose(sensor.sensor_from_rig), "a sensor_from_rig is not finite");
+    }
+  }
+  for (const examples::ColmapFrame& frame : model.frames) {
+    Check(model.RigIndex(frame.rig_id) >= 0, "a frame's rig is missing");
+    Check(FinitePose(frame.rig_from_world), "a rig_from_world is not finite");
+  }
+  for (size_t i = 0; i < model.images.size(); ++i) {
+    const int f = model.ImageFrameIndex(static_cast<int>(i));
+    Check(f >= 0, "an image of a rig model is in no frame");
+    const int s = model.ImageSensorIndex(static_cast<int>(i));
+    const examples::ColmapRig& rig = model.rigs[model.RigIndex(model.frames[f].rig_id)];
+    Check(s < 0 || (s < static_cast<int>(rig.sensors.size()) && rig.sensors[s].has_sensor_from_rig),
+          "an image's sensor has no sensor_from_rig");
+    Check(SamePose(examples::ColmapCamFromWorld(model, static_cast<int>(i)), model.images[i]),
+          "an image's pose is not the one derived from its frame and rig");
+  }
 }
 
-// The model written in `format` reads back bit-identical.
+// The model written in `format` reads back bit-identical; its three-file
+// form is the five-file one without rigs and frames.
 void CheckRoundTrip(const ColmapModel& model, ColmapFormat format) {
+  examples::ColmapFiles files;
+  examples::SerializeColmapModel(model, format, &files);
+  Check(files.rigs.has_value() == model.has_rigs_and_frames &&
+            files.frames.has_value() == model.has_rigs_and_frames,
+        "the files written do not match the model's layout");
   std::string cameras, images, points;
   examples::SerializeColmapModel(model, format, &cameras, &images, &points);
+  Check(cameras == files.cameras && images == files.images && points == files.points3D,
+        "the three files differ from the five files' first three");
   ColmapModel again;
   std::string error;
-  Check(ReadColmap(format, cameras, images, points, &again, &error),
+  Check(ReadColmap(format, files, &again, &error),
         "the written model does not read back: " + error);
   Check(again == model, "the written model reads back different");
-  std::string cameras2, images2, points2;
-  examples::SerializeColmapModel(again, format, &cameras2, &images2, &points2);
-  Check(cameras == cameras2 && images == images2 && points == points2,
+  examples::ColmapFiles files2;
+  examples::SerializeColmapModel(again, format, &files2);
+  Check(files.cameras == files2.cameras && files.images == files2.images &&
+            files.points3D == files2.points3D && files.rigs == files2.rigs &&
+            files.frames == files2.frames,
         "writing the model read back gives other bytes");
 }
 
@@ -413,50 +461,80 @@ bool TextCanHoldNames(const ColmapModel& model) {
   return true;
 }
 
+constexpr uint8_t kBinaryBit = 1;
+constexpr uint8_t kRigsBit = 2;
+constexpr uint8_t kFramesBit = 4;
+
 }  // namespace
+
+std::string PackColmapInput(bool binary, const examples::ColmapFiles& files) {
+  const uint8_t flags = (binary ? kBinaryBit : 0) | (files.rigs.has_value() ? kRigsBit : 0) |
+                        (files.frames.has_value() ? kFramesBit : 0);
+  std::vector<const std::string*> present = {&files.cameras, &files.images, &files.points3D};
+  if (files.rigs.has_value()) present.push_back(&*files.rigs);
+  if (files.frames.has_value()) present.push_back(&*files.frames);
+  std::string out(1, static_cast<char>(flags));
+  for (size_t k = 0; k + 1 < present.size(); ++k) {
+    AppendLength(static_cast<uint32_t>(present[k]->size()), &out);
+  }
+  for (const std::string* file : present) out += *file;
+  return out;
+}
 
 std::string PackColmapInput(bool binary, const std::string& cameras, const std::string& images,
                             const std::string& points3D) {
-  std::string out(1, binary ? '\x01' : '\x00');
-  AppendLength(static_cast<uint32_t>(cameras.size()), &out);
-  AppendLength(static_cast<uint32_t>(images.size()), &out);
-  return out + cameras + images + points3D;
+  examples::ColmapFiles files;
+  files.cameras = cameras;
+  files.images = images;
+  files.points3D = points3D;
+  return PackColmapInput(binary, files);
 }
 
 ColmapReadOutcome FuzzColmapReader(const uint8_t* data, size_t size) {
   ColmapReadOutcome outcome;
-  std::string files[3];
-  if (size >= 9) {
-    outcome.binary = (data[0] & 1) != 0;
-    size_t rest = size - 9;
-    const uint8_t* at = data + 9;
-    const size_t cameras = std::min<size_t>(LengthAt(data + 1), rest);
-    files[0].assign(reinterpret_cast<const char*>(at), cameras);
-    at += cameras;
-    rest -= cameras;
-    const size_t images = std::min<size_t>(LengthAt(data + 5), rest);
-    files[1].assign(reinterpret_cast<const char*>(at), images);
-    at += images;
-    rest -= images;
-    files[2].assign(reinterpret_cast<const char*>(at), rest);
+  examples::ColmapFiles files;
+  const uint8_t flags = size > 0 ? data[0] : 0;
+  std::vector<std::string*> present = {&files.cameras, &files.images, &files.points3D};
+  if ((flags & kRigsBit) != 0) present.push_back(&files.rigs.emplace());
+  if ((flags & kFramesBit) != 0) present.push_back(&files.frames.emplace());
+  const size_t header = 1 + 4 * (present.size() - 1);
+  if (size >= header) {
+    outcome.binary = (flags & kBinaryBit) != 0;
+    size_t rest = size - header;
+    const uint8_t* at = data + header;
+    for (size_t k = 0; k < present.size(); ++k) {
+      const size_t length =
+          k + 1 < present.size() ? std::min<size_t>(LengthAt(data + 1 + 4 * k), rest) : rest;
+      present[k]->assign(reinterpret_cast<const char*>(at), length);
+      at += length;
+      rest -= length;
+    }
+  } else {
+    files = examples::ColmapFiles();  // three empty text files
   }
   const ColmapFormat format = outcome.binary ? ColmapFormat::kBinary : ColmapFormat::kText;
   ColmapModel model;
   std::string error;
-  outcome.ok = ReadColmap(format, files[0], files[1], files[2], &model, &error);
+  outcome.ok = ReadColmap(format, files, &model, &error);
   if (!outcome.ok) {
     Check(!error.empty() && error.find('\n') == std::string::npos &&
               error.rfind(std::string(kInputName) + "/", 0) == 0,
           "the error is not one line naming the file: '" + error + "'");
-    Check(model.cameras.empty() && model.images.empty() && model.points3D.empty(),
+    Check(model.cameras.empty() && model.images.empty() && model.points3D.empty() &&
+              model.rigs.empty() && model.frames.empty() && !model.has_rigs_and_frames,
           "a failed read left a model behind");
     outcome.error = error;
     return outcome;
   }
+  Check(model.has_rigs_and_frames == files.rigs.has_value(),
+        "the model's layout is not the files'");
   CheckModel(model);
+  outcome.rigs_and_frames = model.has_rigs_and_frames;
   outcome.num_cameras = static_cast<int>(model.cameras.size());
   outcome.num_images = static_cast<int>(model.images.size());
   outcome.num_points = static_cast<int>(model.points3D.size());
+  outcome.num_rigs = static_cast<int>(model.rigs.size());
+  outcome.num_frames = static_cast<int>(model.frames.size());
   CheckRoundTrip(model, format);
   if (format == ColmapFormat::kBinary) {
     if (TextCanHoldNames(model)) CheckRoundTrip(model, ColmapFormat::kText);

@@ -1,14 +1,16 @@
-// The bodies of the two libFuzzer targets, as plain functions, so that the
+// The bodies of the libFuzzer targets, as plain functions, so that the
 // fuzzers (tests/fuzz/*_fuzzer.cc, clang only) and the regression tests
 // (tests/fuzz/fuzz_regression_test.cc, every compiler) run the very same code
 // on an input.
 //
-// Both take the bytes of a BAL file (plain text or bzip2) and read them with
-// BalProblem::ReadFromMemory, the in-memory twin of BalProblem::Read. Each
-// checks the invariants the example and the library promise and calls
-// abort() (a crash for libFuzzer, a failed test for GoogleTest) with a
-// message on stderr when one is violated. They return what happened, so that
-// a regression test can assert the clear error outcome of an input.
+// FuzzBalReader and FuzzSolve take the bytes of a BAL file (plain text or
+// bzip2) and read them with BalProblem::ReadFromMemory, the in-memory twin of
+// BalProblem::Read; FuzzColmapReader takes a COLMAP model's files packed in
+// one input (PackColmapInput). Each checks the invariants the example and
+// the library promise and calls abort() (a crash for libFuzzer, a failed
+// test for GoogleTest) with a message on stderr when one is violated. They
+// return what happened, so that a regression test can assert the clear
+// error outcome of an input.
 #ifndef CERES_SQRTBA_TESTS_FUZZ_FUZZ_ENTRY_POINTS_H_
 #define CERES_SQRTBA_TESTS_FUZZ_FUZZ_ENTRY_POINTS_H_
 
@@ -16,6 +18,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "colmap_model.h"
 
 namespace ceres_sqrtba {
 namespace fuzz {
@@ -88,32 +92,44 @@ SolveOutcome FuzzSolve(const uint8_t* data, size_t size);
 
 // ---- The COLMAP model reader (colmap_bundle_adjuster).
 
-// An input of the COLMAP fuzzer holds the three files of a model:
-//   byte 0:     bit 0 set: binary files, else text;
-//   bytes 1-4:  length of cameras.* (little-endian, clamped to what remains);
-//   bytes 5-8:  length of images.* (likewise);
-//   then cameras.*, images.*, and points3D.* (the rest).
-// Inputs shorter than 9 bytes are read as empty files.
+// An input of the COLMAP fuzzer holds the files of a model:
+//   byte 0:    bit 0 set: binary files, else text; bit 1 set: rigs.* is
+//              there; bit 2 set: frames.* is there;
+//   then a length (4 bytes, little-endian, clamped to what remains) of each
+//   file there but the last, in the order cameras.*, images.*, points3D.*,
+//   rigs.*, frames.*; then those files in that order, the last one taking
+//   the rest.
+// A legacy model (bits 1 and 2 clear) so has a 9-byte header: two lengths,
+// then cameras.*, images.* and points3D.*. Inputs shorter than their header
+// are read as three empty text files.
+std::string PackColmapInput(bool binary, const examples::ColmapFiles& files);
+// A legacy model's three files.
 std::string PackColmapInput(bool binary, const std::string& cameras, const std::string& images,
                             const std::string& points3D);
 
 struct ColmapReadOutcome {
   bool ok = false;
   bool binary = false;
+  bool rigs_and_frames = false;  // read as a rig model
   std::string error;  // one line, when !ok
   int num_cameras = 0;
   int num_images = 0;
   int num_points = 0;
+  int num_rigs = 0;
+  int num_frames = 0;
   int num_observations = 0;  // in the bundle adjustment problem, when built
 };
 
-// Reads the three files as ReadColmapModel reads a folder named "fuzz-input"
+// Reads the files as ReadColmapModel reads a folder named "fuzz-input"
 // (memory limit kReaderMemoryLimit) and checks:
 //  - failure: one line starting "fuzz-input/<file>", an empty model;
-//  - success: every value finite, every id cross-reference resolved; the
-//    model written in its format reads back bit-identical and writes the same
-//    bytes again; written in the other format (text only when every image
-//    name is non-empty and free of white space) it reads back bit-identical;
+//  - success: every value finite, every id cross-reference resolved; in a
+//    rig model each frame's rig there, each image in a frame, its pose the
+//    one derived from frame and rig; the model written in its format (five
+//    files for a rig model, three for a legacy one) reads back
+//    bit-identical and writes the same bytes again; written in the other
+//    format (text only when every image name is non-empty and free of white
+//    space) it reads back bit-identical;
 //  - models with at most kMaxSolveObservations observations: the bundle
 //    adjustment problem builds (or says, in one line, that there is nothing
 //    to adjust) with one residual block per observation of a point seen at

@@ -195,6 +195,7 @@ TEST(FuzzRegression, ColmapSeedCorpusThroughTheReaderEntryPoint) {
   int valid = 0;
   int broken = 0;
   int with_observations = 0;
+  int rig_models = 0;
   for (const std::string& file : files) {
     SCOPED_TRACE(file);
     const ColmapReadOutcome outcome = FuzzColmapReader(Bytes(ReadFile(file)), ReadFile(file).size());
@@ -206,10 +207,12 @@ TEST(FuzzRegression, ColmapSeedCorpusThroughTheReaderEntryPoint) {
     valid += outcome.ok;
     broken += !outcome.ok;
     with_observations += outcome.num_observations > 0;
+    rig_models += outcome.rigs_and_frames;
   }
-  EXPECT_GE(valid, 5);
-  EXPECT_GE(broken, 3);
-  EXPECT_GE(with_observations, 4);
+  EXPECT_GE(valid, 7);
+  EXPECT_GE(broken, 6);
+  EXPECT_GE(with_observations, 6);
+  EXPECT_GE(rig_models, 2);  // rigs_text, rigs_binary
 }
 
 // A count whose size in bytes exceeds every integer type: the message prints
@@ -251,6 +254,49 @@ TEST(FuzzRegression, ColmapInputPacking) {
   EXPECT_FALSE(outcome.ok);
   EXPECT_EQ(outcome.error.rfind("fuzz-input/cameras.bin: byte 0: file ends inside", 0), 0u)
       << outcome.error;
+}
+
+// Rig models: bits 1 and 2 of the first byte say that rigs.* and frames.*
+// follow, with one more length each; one without the other is refused.
+TEST(FuzzRegression, ColmapRigInputPacking) {
+  examples::ColmapFiles files;
+  files.cameras = "1 PINHOLE 10 10 5 5 5 5\n2 PINHOLE 10 10 5 5 5 5\n";
+  files.images = "1 1 0 0 0 0 0 0 1 a\n1 1 1\n2 1 0 0 0 1 0 0 2 b\n2 2 1\n";
+  files.points3D = "1 0 0 3 0 0 0 0 1 0 2 0\n";
+  files.rigs = "1 2 CAMERA 1 CAMERA 2 1 1 0 0 0 1 0 0\n";
+  files.frames = "5 1 1 0 0 0 0 0 0 2 CAMERA 1 1 CAMERA 2 2\n";
+  std::string packed = PackColmapInput(false, files);
+  ASSERT_EQ(packed[0], '\x06');
+  ColmapReadOutcome outcome = FuzzColmapReader(Bytes(packed), packed.size());
+  ASSERT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_TRUE(outcome.rigs_and_frames);
+  EXPECT_EQ(outcome.num_rigs, 1);
+  EXPECT_EQ(outcome.num_frames, 1);
+  EXPECT_EQ(outcome.num_observations, 2);
+  // Written in binary and packed again: the same model.
+  examples::ColmapModel model;
+  std::string error;
+  ASSERT_TRUE(examples::ReadColmapModelFromMemory(examples::ColmapFormat::kText, "x", files, {},
+                                                  &model, &error))
+      << error;
+  examples::ColmapFiles binary;
+  examples::SerializeColmapModel(model, examples::ColmapFormat::kBinary, &binary);
+  packed = PackColmapInput(true, binary);
+  outcome = FuzzColmapReader(Bytes(packed), packed.size());
+  ASSERT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_TRUE(outcome.binary && outcome.rigs_and_frames);
+  // frames.* without rigs.*: three lengths, refused naming both files.
+  files.rigs.reset();
+  packed = PackColmapInput(false, files);
+  ASSERT_EQ(packed[0], '\x04');
+  outcome = FuzzColmapReader(Bytes(packed), packed.size());
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.error.rfind("fuzz-input/frames.txt: there is no rigs.txt beside it", 0), 0u)
+      << outcome.error;
+  // Shorter than its 17-byte header: three empty text files.
+  outcome = FuzzColmapReader(Bytes(std::string("\x07\x01\x02")), 3);
+  EXPECT_TRUE(outcome.ok) << outcome.error;
+  EXPECT_FALSE(outcome.rigs_and_frames);
 }
 
 }  // namespace
