@@ -200,44 +200,64 @@ def stage_files(r, args, colmaps, rows):
     scene = program(args.build, "make_colmap_scene")
     adjuster = program(args.build, "colmap_bundle_adjuster")
     stock = colmaps["stock"]
+    cases = []
     for rigs in (0, 2):
         for fmt in ("TXT", "BIN"):
-            name = "%s-%s" % ("rigs" if rigs else "legacy", fmt.lower())
-            base = os.path.join(r.out, "files", name)
-            for sub in ("in", "out", "converted", "colmap"):
-                os.makedirs(os.path.join(base, sub), exist_ok=True)
+            cases.append(("%s-%s" % ("rigs" if rigs else "legacy", fmt.lower()), rigs, fmt, None))
+    # A rig model written by COLMAP itself (its model_converter writes rigs
+    # and frames for the shared legacy model, perturbed first), and a rig
+    # model refined into a copy of its own input folder (every file there
+    # stale).
+    shared = os.path.join(SHARED, "colmap", "statue-of-liberty")
+    if os.path.isdir(shared):
+        cases.append(("colmap-written-rigs-bin", None, "BIN", "converted"))
+    cases.append(("rigs-bin-into-its-copy", 2, "BIN", "copy"))
+    for name, rigs, fmt, special in cases:
+        base = os.path.join(r.out, "files", name)
+        for sub in ("in", "out", "converted", "colmap", "perturbed"):
+            os.makedirs(os.path.join(base, sub), exist_ok=True)
+        if special == "converted":
+            r.run(name + "-perturb", [scene, "--input_path", shared, "--output_path",
+                                      base + "/perturbed", "--perturbation=1"])
+            r.run(name + "-colmap-writes", [stock, "model_converter", "--input_path",
+                                            base + "/perturbed", "--output_path", base + "/in",
+                                            "--output_type", "BIN"] + LOG1)
+        else:
             r.run(name + "-scene", [scene, "--output_path", base + "/in", "--observations=20k",
                                     "--rigs=%d" % rigs, "--output_type=" + fmt, "--seed=3"])
-            _, text, _ = r.run(name + "-refine", [adjuster, "--input_path", base + "/in",
-                                                  "--output_path", base + "/out"])
-            ours = tool_summary(text)
-            _, text, _ = r.run(name + "-analyze", [stock, "model_analyzer", "--path",
-                                                   base + "/out"])
-            colmap = analyzer_stats(text)
-            other = "BIN" if fmt == "TXT" else "TXT"
-            r.run(name + "-convert", [stock, "model_converter", "--input_path", base + "/out",
-                                      "--output_path", base + "/converted",
-                                      "--output_type", other])
-            _, text, _ = r.run(name + "-analyze-converted",
-                               [stock, "model_analyzer", "--path", base + "/converted"])
-            converted = analyzer_stats(text)
-            _, text, _ = r.run(name + "-colmap-ba0",
-                               [stock, "bundle_adjuster", "--input_path", base + "/out",
-                                "--output_path", base + "/colmap",
-                                "--BundleAdjustmentCeres.max_num_iterations", "0"] + LOG3)
-            costs = ceres_costs(text)
-            start = costs[-1][0] if costs else float("nan")
-            relative = abs(start - ours.get("final_cost", float("nan"))) / ours.get(
-                "final_cost", float("nan"))
-            rows.append({
-                "layout": name, "files": " ".join(sorted(os.listdir(base + "/out"))),
-                "tool_images": ours.get("images"), "colmap_images": colmap.get("images"),
-                "tool_points": ours.get("points"), "colmap_points": colmap.get("points"),
-                "tool_error": ours.get("error"), "colmap_error": colmap.get("error"),
-                "converted_error": converted.get("error"),
-                "colmap_frames": colmap.get("frames"), "colmap_rigs": colmap.get("rigs"),
-                "tool_cost": ours.get("final_cost"), "colmap_initial_cost": start,
-                "cost_relative": relative})
+        if special == "copy":
+            shutil.rmtree(base + "/out")
+            shutil.copytree(base + "/in", base + "/out")
+        _, text, _ = r.run(name + "-refine", [adjuster, "--input_path", base + "/in",
+                                              "--output_path", base + "/out"])
+        ours = tool_summary(text)
+        _, text, _ = r.run(name + "-analyze", [stock, "model_analyzer", "--path",
+                                               base + "/out"] + LOG1)
+        colmap = analyzer_stats(text)
+        other = "BIN" if fmt == "TXT" else "TXT"
+        r.run(name + "-convert", [stock, "model_converter", "--input_path", base + "/out",
+                                  "--output_path", base + "/converted",
+                                  "--output_type", other] + LOG1)
+        _, text, _ = r.run(name + "-analyze-converted",
+                           [stock, "model_analyzer", "--path", base + "/converted"] + LOG1)
+        converted = analyzer_stats(text)
+        _, text, _ = r.run(name + "-colmap-ba0",
+                           [stock, "bundle_adjuster", "--input_path", base + "/out",
+                            "--output_path", base + "/colmap",
+                            "--BundleAdjustmentCeres.max_num_iterations", "0"] + LOG3)
+        costs = ceres_costs(text)
+        start = costs[-1][0] if costs else float("nan")
+        relative = abs(start - ours.get("final_cost", float("nan"))) / ours.get(
+            "final_cost", float("nan"))
+        rows.append({
+            "layout": name, "files": " ".join(sorted(os.listdir(base + "/out"))),
+            "tool_images": ours.get("images"), "colmap_images": colmap.get("images"),
+            "tool_points": ours.get("points"), "colmap_points": colmap.get("points"),
+            "tool_error": ours.get("error"), "colmap_error": colmap.get("error"),
+            "converted_error": converted.get("error"),
+            "colmap_frames": colmap.get("frames"), "colmap_rigs": colmap.get("rigs"),
+            "tool_cost": ours.get("final_cost"), "colmap_initial_cost": start,
+            "cost_relative": relative})
     # Stale files: a legacy model refined into a folder that holds a rig
     # model's frames.bin is refused, nothing written.
     stale = os.path.join(r.out, "files", "stale")
@@ -353,15 +373,16 @@ def report(files, ba, mapper, machine):
         lines += ["**COLMAP reads what `colmap_bundle_adjuster` writes** (a 20k-observation scene per "
                   "layout; `model_analyzer` on the output and on its `model_converter` copy; COLMAP's "
                   "`bundle_adjuster` started from the output with 0 iterations):", "",
-                  "| layout | files written | images (tool / COLMAP) | points (tool / COLMAP) | "
+                  "| layout | files written | COLMAP's rigs / frames | images (tool / COLMAP) | points (tool / COLMAP) | "
                   "mean reprojection error, tool / COLMAP / converted [px] | cost, tool's final / "
                   "COLMAP's initial | relative |",
-                  "|---|---|---|---|---|---|---|"]
+                  "|---|---|---|---|---|---|---|---|"]
         for row in files:
             if row["layout"] == "stale":
                 continue
-            lines.append("| %s | %s | %s / %s | %s / %s | %s / %s / %s | %s / %s | %.1e |" % (
-                row["layout"], row["files"], row["tool_images"], fmt(row["colmap_images"], "%d"),
+            lines.append("| %s | %s | %s / %s | %s / %s | %s / %s | %s / %s / %s | %s / %s | %.1e |" % (
+                row["layout"], row["files"], fmt(row["colmap_rigs"], "%d"),
+                fmt(row["colmap_frames"], "%d"), row["tool_images"], fmt(row["colmap_images"], "%d"),
                 row["tool_points"], fmt(row["colmap_points"], "%d"), fmt(row["tool_error"], "%.6f"),
                 fmt(row["colmap_error"], "%.6f"), fmt(row["converted_error"], "%.6f"),
                 fmt(row["tool_cost"], "%.7g"), fmt(row["colmap_initial_cost"], "%.7g"),
