@@ -190,6 +190,25 @@ TEST(ExampleColmapCli, BadFlagsAndPaths) {
                      "unknown --BundleAdjustment.loss_function_type 'L2'");
   ExpectOneErrorLine(RunAdjuster(paths + "--BundleAdjustment.gradient_tolerance=-1", dir),
                      "--BundleAdjustment.gradient_tolerance must be a finite value >= 0");
+  // COLMAP 4's names and COLMAP 3's: the message names the one given; both
+  // with different values are refused.
+  ExpectOneErrorLine(RunAdjuster(paths + "--BundleAdjustmentCeres.gradient_tolerance=-1", dir),
+                     "--BundleAdjustmentCeres.gradient_tolerance must be a finite value >= 0");
+  ExpectOneErrorLine(
+      RunAdjuster(paths + "--BundleAdjustmentCeres.max_num_iterations=3 "
+                          "--BundleAdjustment.max_num_iterations=4", dir),
+      "--BundleAdjustmentCeres.max_num_iterations and --BundleAdjustment.max_num_iterations "
+      "(COLMAP 3's name of the same option) are both given, with different values");
+  ExpectOneErrorLine(
+      RunAdjuster(paths + "--BundleAdjustment.refine_rig_from_world=0 "
+                          "--BundleAdjustment.refine_extrinsics=1", dir),
+      "--BundleAdjustment.refine_rig_from_world and --BundleAdjustment.refine_extrinsics");
+  ExpectOneErrorLine(RunAdjuster(paths + "--BundleAdjustment.min_track_length=-1", dir),
+                     "--BundleAdjustment.min_track_length must be at least 0");
+  ExpectOneErrorLine(
+      RunAdjuster(paths + "--BundleAdjustmentCeres.max_num_images_direct_dense_cpu_solver=2000",
+                  dir),
+      "--BundleAdjustmentCeres.max_num_images_direct_dense_cpu_solver must be less than");
   ExpectOneErrorLine(RunAdjuster(paths + "--num_threads=0", dir), "--num_threads must be at least 1");
   ExpectOneErrorLine(RunAdjuster(paths + "extra", dir), "unexpected argument 'extra'");
   EXPECT_EQ(CountEntries(output), 0);
