@@ -24,7 +24,10 @@ Stages (--stages, default all):
            reprojection error, the time in local and in global bundle
            adjustment (from the solvers' summaries, --log_level 1), total time.
 
-Timed runs hold an exclusive flock(2) on --lock (default /work/bench.lock when
+Each stage's rows are kept in <out>/rows-<stage>.txt; a stage not run now
+is reported from the rows an earlier run left in the same --out, so the
+untimed files stage can run while the machine is busy and the timed ones
+later.  Timed runs hold an exclusive flock(2) on --lock (default /work/bench.lock when
 it exists) so that no other benchmark runs beside them.  Results:
 <out>/results.md (and every log); --update-docs rewrites the block between
 the colmap-e2e markers of docs/colmap.md.  Debian's /usr/bin/python3 and the
@@ -32,6 +35,7 @@ standard library only.
 """
 
 import argparse
+import ast
 import contextlib
 import datetime
 import fcntl
@@ -352,6 +356,25 @@ def stage_mapper(r, args, colmaps, rows):
                 rows.append(row)
 
 
+STAGES = ("files", "ba", "mapper")
+
+
+def save_rows(out, stage, rows):
+    """<out>/rows-<stage>.txt: one Python literal per row."""
+    with open(os.path.join(out, "rows-%s.txt" % stage), "w") as f:
+        for row in rows:
+            f.write(repr(row) + "\n")
+
+
+def load_rows(out, stage):
+    """The rows save_rows wrote for `stage` into `out`, [] when there are none."""
+    path = os.path.join(out, "rows-%s.txt" % stage)
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [ast.literal_eval(line) for line in f if line.strip()]
+
+
 # ---------------------------------------------------------------- report
 
 def fmt(value, spec="%.4g"):
@@ -469,13 +492,20 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     r = Runner(out, args.lock)
     stages = args.stages.split(",")
-    files, ba, mapper = [], [], []
-    if "files" in stages:
-        stage_files(r, args, colmaps, files)
-    if "ba" in stages:
-        stage_ba(r, args, colmaps, ba)
-    if "mapper" in stages:
-        stage_mapper(r, args, colmaps, mapper)
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        sys.exit("colmap_end_to_end: unknown stage %s (stages: %s)" % (unknown[0], ",".join(STAGES)))
+    results = {}
+    for stage, run in (("files", stage_files), ("ba", stage_ba), ("mapper", stage_mapper)):
+        if stage in stages:
+            results[stage] = []
+            run(r, args, colmaps, results[stage])
+            save_rows(out, stage, results[stage])
+        else:
+            # A stage run earlier into the same --out (e.g. the untimed files
+            # stage while the machine was busy): its rows, for the report.
+            results[stage] = load_rows(out, stage)
+    files, ba, mapper = results["files"], results["ba"], results["mapper"]
     commit = subprocess.run(["git", "-C", REPO_ROOT, "rev-parse", "--short", "HEAD"],
                             stdout=subprocess.PIPE, text=True).stdout.strip()
     machine = "%s, %d cores, ceres_sqrtba %s, COLMAP 4.1.1, %s" % (
@@ -484,9 +514,6 @@ def main(argv=None):
     text = report(files, ba, mapper, machine)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(text)
-    with open(os.path.join(out, "rows.txt"), "w") as f:
-        for row in files + ba + mapper:
-            f.write(repr(row) + "\n")
     print(text)
     if args.update_docs:
         with open(DOCS) as f:

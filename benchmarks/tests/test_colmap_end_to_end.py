@@ -3,6 +3,7 @@ and colmap_bundle_adjuster's formats."""
 
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -77,6 +78,22 @@ class ParsingTest(unittest.TestCase):
         self.assertEqual((times["local_n"], times["global_n"]), (2, 2))
         self.assertAlmostEqual(times["local_s"], 0.75)
         self.assertAlmostEqual(times["global_s"], 3.5)
+
+
+
+class RowsTest(unittest.TestCase):
+    def test_rows_round_trip_per_stage(self):
+        with tempfile.TemporaryDirectory() as out:
+            rows = [{"problem": "synthetic-1M", "seconds": 12.5, "final_cost": None, "repeat": 0}]
+            e2e.save_rows(out, "ba", rows)
+            self.assertEqual(e2e.load_rows(out, "ba"), rows)
+            self.assertEqual(e2e.load_rows(out, "mapper"), [])
+
+    def test_unknown_stage_is_refused(self):
+        with tempfile.TemporaryDirectory() as out:
+            with self.assertRaises(SystemExit) as raised:
+                e2e.main(["--stages", "files,bogus", "--colmap-cache", out, "--out", out])
+            self.assertIn("unknown stage bogus", str(raised.exception))
 
 
 if __name__ == "__main__":
