@@ -96,5 +96,14 @@ class RowsTest(unittest.TestCase):
             self.assertIn("unknown stage bogus", str(raised.exception))
 
 
+
+class ReportTest(unittest.TestCase):
+    def test_a_statistic_that_differs_between_runs_is_shown_per_run(self):
+        runs = [{"images": 3}, {"images": 47}, {"images": 47}]
+        self.assertEqual(e2e.across(runs, "images", "%d"), "3 / 47 / 47")
+        self.assertEqual(e2e.across(runs[1:], "images", "%d"), "47")
+        self.assertEqual(e2e.across([{}], "images", "%d"), "n/a")
+
+
 if __name__ == "__main__":
     unittest.main()
