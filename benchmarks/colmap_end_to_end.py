@@ -111,35 +111,32 @@ def analyzer_stats(text):
     return stats
 
 
-def ceres_costs(text):
-    """(initial, final) of every Ceres FullReport in a log, in order."""
+def paired_costs(text, initial_pattern, final_pattern):
+    """(initial, final) of every report in a log, in order: each line matching
+    final_pattern paired with the line matching initial_pattern before it."""
     costs = []
     initial = None
     for line in message_lines(text):
-        m = re.match(r"^\s*Initial\s+([-+\d.e]+)\s*$", line)
+        m = re.match(initial_pattern, line)
         if m:
             initial = float(m.group(1))
-        m = re.match(r"^\s*Final\s+([-+\d.e]+)\s*$", line)
+        m = re.match(final_pattern, line)
         if m and initial is not None:
             costs.append((initial, float(m.group(1))))
             initial = None
     return costs
+
+
+def ceres_costs(text):
+    """(initial, final) of every Ceres FullReport in a log, in order."""
+    return paired_costs(text, r"^\s*Initial\s+([-+\d.e]+)\s*$", r"^\s*Final\s+([-+\d.e]+)\s*$")
 
 
 def rms_costs(text):
     """(initial, final) of every 'Bundle adjustment report' in a COLMAP log:
     sqrt(cost / residuals) in pixels, six digits."""
-    costs = []
-    initial = None
-    for line in message_lines(text):
-        m = re.match(r"^\s*Initial cost : ([-+\d.e]+) \[px\]", line)
-        if m:
-            initial = float(m.group(1))
-        m = re.match(r"^\s*Final cost : ([-+\d.e]+) \[px\]", line)
-        if m and initial is not None:
-            costs.append((initial, float(m.group(1))))
-            initial = None
-    return costs
+    return paired_costs(text, r"^\s*Initial cost : ([-+\d.e]+) \[px\]",
+                        r"^\s*Final cost : ([-+\d.e]+) \[px\]")
 
 
 def colmap_choice(images):
