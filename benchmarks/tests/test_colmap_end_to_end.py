@@ -98,6 +98,16 @@ class RowsTest(unittest.TestCase):
 
 
 class ReportTest(unittest.TestCase):
+    def test_bundle_adjuster_table_gives_the_solve_beside_the_command(self):
+        ba = [{"problem": "p", "variant": v, "repeat": 0, "seconds": secs, "solve_seconds": solve,
+               "final_cost": 0.5, "error": 0.8, "images": 40, "solver": "DENSE_SCHUR"}
+              for v, secs, solve in (("stock", 0.7, 0.32), ("sqrtba-single", 0.5, 0.131),
+                                     ("sqrtba-double", 0.4, 0.134))]
+        text = e2e.report([], ba, [], "test")
+        self.assertIn("| p | DENSE_SCHUR | 0.70 | 0.50 | 0.40 | 1.40× / 1.75× | 0.32 / 0.131 / 0.134 |", text)
+        del ba[0]["solve_seconds"]  # rows of a run before the column existed
+        self.assertIn("| n/a / 0.131 / 0.134 |", e2e.report([], ba, [], "test"))
+
     def test_a_statistic_that_differs_between_runs_is_shown_per_run(self):
         runs = [{"images": 3}, {"images": 47}, {"images": 47}]
         self.assertEqual(e2e.across(runs, "images", "%d"), "3 / 47 / 47")
