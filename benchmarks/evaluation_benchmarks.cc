@@ -319,9 +319,8 @@ void BM_Evaluate(benchmark::State& state, EvaluationSpec spec, Pass pass, int th
 
 }  // namespace
 
-void RegisterEvaluationBenchmarks() {
+void RegisterEvaluationBenchmarks(const std::string& bal) {
   std::vector<EvaluationSpec> specs;
-  const std::string bal = FindBalFile();
   if (bal.empty()) {
     std::fprintf(stderr, "kernels_benchmark: no BAL file in $CERES_SQRTBA_BAL_DIR or %s: Evaluate/bal skipped\n",
                  KERNELS_BENCHMARK_BAL_DIR);

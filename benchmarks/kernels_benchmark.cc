@@ -273,8 +273,7 @@ BENCHMARK_TEMPLATE(BM_ProjectedMatvec, double)->Args({20000, 1})->Args({20000, 2
 
 }  // namespace
 
-// The BAL file of the Evaluate/bal benchmarks: ladybug-49 if present, else
-// the first BAL file (by name) of the folder; empty if there is none.
+// kernels_benchmark.h.
 std::string FindBalFile() {
   const char* env = std::getenv("CERES_SQRTBA_BAL_DIR");
   const std::string folder = (env != nullptr && *env != '\0') ? env : KERNELS_BENCHMARK_BAL_DIR;
@@ -303,8 +302,10 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("ceres_version", CERES_VERSION_STRING);
-  ceres_sqrtba::internal::RegisterEvaluationBenchmarks();
-  ceres_sqrtba::internal::RegisterProjectedKernelBenchmarks(ceres_sqrtba::internal::FindBalFile());
+  // The folder is read once; both sets of benchmarks take the same file.
+  const std::string bal = ceres_sqrtba::internal::FindBalFile();
+  ceres_sqrtba::internal::RegisterEvaluationBenchmarks(bal);
+  ceres_sqrtba::internal::RegisterProjectedKernelBenchmarks(bal);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

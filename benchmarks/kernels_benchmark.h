@@ -21,8 +21,10 @@ namespace internal {
 // configured with; empty if there is none.
 std::string FindBalFile();
 
-// Registers Evaluate/<problem>/<pass>/threads:<n> (evaluation_benchmarks.cc).
-void RegisterEvaluationBenchmarks();
+// Registers Evaluate/<problem>/<pass>/threads:<n> (evaluation_benchmarks.cc)
+// on `bal` (when not empty; else a line says Evaluate/bal is skipped), the
+// synthetic problem and its quaternion-manifold variant.
+void RegisterEvaluationBenchmarks(const std::string& bal);
 
 // Registers BM_Projected<Scalar>/<problem>/<kernel>/<storage> on `bal` (when
 // not empty) and the synthetic problem (projected_kernel_benchmarks.cc).

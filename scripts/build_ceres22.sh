@@ -19,8 +19,8 @@
 # Schur specializations (BAL problems use them), SuiteSparse, Eigen's sparse
 # Cholesky, without CUDA; `bundle_adjuster` is built beside the library and
 # copied into <prefix>/bin. Cold: about 10-14 minutes on 2 cores (852 s in
-# the last CI run); with ccache's objects from an earlier build, about a
-# minute.
+# the last CI run). It compiles through ccache when installed, so a rebuild
+# on a machine that kept ccache's objects hits them (not timed yet).
 #
 # Environment: JOBS (default nproc). Progress goes to stderr.
 set -euo pipefail
@@ -76,8 +76,8 @@ start=$(date +%s)
 echo "build_ceres22.sh: building Ceres 2.2.0 into $prefix (takes a while; once per machine)" >&2
 tar xf "$tarball" -C "$work"
 src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'ceres-solver*' | head -n 1)
-# ccache (when installed) keeps the objects outside this cache: a second
-# machine-local build (a removed cache, another cache folder) takes a minute.
+# ccache (when installed) keeps the objects outside this cache, for a second
+# machine-local build (a removed cache, another cache folder).
 launcher=()
 if [ "${CERES_SQRTBA_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
