@@ -1,10 +1,14 @@
 // Solves a one-landmark, one-camera problem through an installed ceres_sqrtba,
-// and parses an option's name through the installed leaf header types.h
-// (included first: it must compile on its own).
+// parses an option's name through the installed leaf header types.h
+// (included first: it must compile on its own), and takes the landmark's
+// covariance through the installed covariance.h.
 #include "ceres_sqrtba/types.h"
 
+#include <cmath>
 #include <cstdio>
+#include <vector>
 
+#include "ceres_sqrtba/covariance.h"
 #include "ceres_sqrtba/solver.h"
 
 struct Error {
@@ -36,5 +40,19 @@ int main() {
   ceres::Solver::Summary summary;
   ceres_sqrtba::Solve(options, &problem, &summary);
   std::printf("%s\n", summary.BriefReport().c_str());
-  return summary.IsSolutionUsable() && summary.final_cost < 1e-10 ? 0 : 1;
+  if (!summary.IsSolutionUsable() || !(summary.final_cost < 1e-10)) return 1;
+  // J = [1 0; 0 1; 1 1] in the point: (J^T J)^-1 = [2 -1; -1 2] / 3.
+  ceres_sqrtba::Covariance covariance{ceres_sqrtba::Covariance::Options()};
+  double c[4];
+  if (!covariance.Compute(std::vector<const double*>{point}, &problem) ||
+      !covariance.GetCovarianceBlock(point, point, c)) {
+    std::printf("Covariance failed: %s\n", covariance.error().c_str());
+    return 1;
+  }
+  std::printf("point covariance %.6f %.6f %.6f %.6f\n", c[0], c[1], c[2], c[3]);
+  const double expected[4] = {2.0 / 3.0, -1.0 / 3.0, -1.0 / 3.0, 2.0 / 3.0};
+  for (int i = 0; i < 4; ++i) {
+    if (!(std::abs(c[i] - expected[i]) < 1e-12)) return 1;
+  }
+  return 0;
 }

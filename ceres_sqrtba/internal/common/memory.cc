@@ -78,7 +78,7 @@ bool MemoryBudget::Fits(int64_t bytes, const std::string& what, std::string* why
   std::ostringstream msg;
   msg << what << " need " << FormatBytes(bytes) << " (" << bytes << " bytes) but only "
       << FormatBytes(limit_) << " (" << limit_
-      << " bytes) may be used (Solver::Options::memory_limit_in_bytes = " << option_
+      << " bytes) may be used (" << option_name_ << " = " << option_
       << ", 0 meaning the memory available).";
   *why = msg.str();
   return false;

@@ -37,8 +37,11 @@ int64_t VectorBytes(const Vector& v) {
 // later check (a switch to double precision) uses the same limit.
 class MemoryBudget {
  public:
-  explicit MemoryBudget(int64_t memory_limit_in_bytes)
+  // option: how messages name the option the limit comes from.
+  explicit MemoryBudget(int64_t memory_limit_in_bytes,
+                        const char* option = "Solver::Options::memory_limit_in_bytes")
       : option_(memory_limit_in_bytes),
+        option_name_(option),
         limit_(memory_limit_in_bytes > 0 ? memory_limit_in_bytes : AvailableMemoryBytes()) {}
   // 0: unknown (no limit is enforced).
   int64_t limit() const { return limit_; }
@@ -48,6 +51,7 @@ class MemoryBudget {
 
  private:
   int64_t option_;
+  const char* option_name_;
   int64_t limit_;
 };
 

@@ -279,6 +279,27 @@ LinearSolverSummary SparseCameraCholesky::Solve(const double* b, double* x) {
   return summary;
 }
 
+bool SparseCameraCholesky::GetSupernodalFactor(SupernodalFactor* factor) const {
+  const Impl& m = *impl_;
+  const int64_t n = m.pattern.num_parameters();
+  if (!m.factorized) return false;
+  if (n == 0) {
+    *factor = SupernodalFactor();
+    return true;
+  }
+  const cholmod_factor* l = m.factor;
+  if (l == nullptr || !l->is_super || !l->is_ll || l->xtype != CHOLMOD_REAL || l->itype != CHOLMOD_LONG) return false;
+  factor->n = n;
+  factor->num_supernodes = static_cast<int64_t>(l->nsuper);
+  factor->perm = static_cast<const int64_t*>(l->Perm);
+  factor->super = static_cast<const int64_t*>(l->super);
+  factor->row_begin = static_cast<const int64_t*>(l->pi);
+  factor->rows = static_cast<const int64_t*>(l->s);
+  factor->value_begin = static_cast<const int64_t*>(l->px);
+  factor->values = static_cast<const double*>(l->x);
+  return true;
+}
+
 std::string SparseCameraCholesky::Statistics() const {
   const Impl& m = *impl_;
   char buffer[256];

@@ -58,6 +58,25 @@ struct SparseCholeskyPlan {
 
 SparseCholeskyPlan PlanSparseCholesky(const ReducedCameraPattern& pattern);
 
+// The factor of the last successful factorization as CHOLMOD stores it,
+// without CHOLMOD's types (the selected inversion of covariance/ reads it):
+// P S P^T = L L^T with row k of P S P^T row perm[k] of S. Supernode j holds
+// the columns [super[j], super[j+1]) of L; its row indices are
+// rows[row_begin[j] .. row_begin[j+1]), those columns first, then the rows
+// below them, increasing; its values are stored column-major with that many
+// rows (the leading dimension) at values + value_begin[j]. Valid until the
+// next Factorize.
+struct SupernodalFactor {
+  int64_t n = 0;
+  int64_t num_supernodes = 0;
+  const int64_t* perm = nullptr;
+  const int64_t* super = nullptr;
+  const int64_t* row_begin = nullptr;
+  const int64_t* rows = nullptr;
+  const int64_t* value_begin = nullptr;
+  const double* values = nullptr;
+};
+
 class SparseCameraCholesky : public CameraCholesky {
  public:
   // col_begin, rows: the scalar CSC pattern of S's upper triangle (held by
@@ -71,6 +90,10 @@ class SparseCameraCholesky : public CameraCholesky {
   LinearSolverSummary Factorize(const double* values) override;
   LinearSolverSummary Solve(const double* b, double* x) override;
   std::string Statistics() const override;
+
+  // The factor of the last successful Factorize; false (and *factor
+  // untouched) without one or when CHOLMOD did not keep it supernodal.
+  bool GetSupernodalFactor(SupernodalFactor* factor) const;
 
   // Of the symbolic analysis, for tests: the doubles of L's values
   // (supernodal, padding included), -1 before the analysis.

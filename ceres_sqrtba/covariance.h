@@ -1,0 +1,134 @@
+// ceres_sqrtba::Covariance: the covariance of what a bundle adjustment
+// estimated, exact and at reconstruction scale, with the interface of
+// ceres::Covariance.
+//
+//   #include "ceres_sqrtba/covariance.h"         // beside ceres/ceres.h
+//
+//   ceres_sqrtba::Covariance::Options options;    // is-a ceres::Covariance::Options
+//   options.num_threads = 8;
+//   ceres_sqrtba::Covariance covariance(options);
+//   std::vector<std::pair<const double*, const double*>> blocks = {{pose, pose}, {point, point}};
+//   if (covariance.Compute(blocks, &problem)) {
+//     double pose_covariance[6 * 6];
+//     covariance.GetCovarianceBlockInTangentSpace(pose, pose, pose_covariance);
+//   } else {
+//     std::cerr << covariance.error() << "\n";   // why, naming the option or block
+//   }
+//
+// What it computes is what ceres::Covariance computes on the same problem
+// and options: the covariance (J^T J)^-1 of the parameter blocks at their
+// current values, J the Jacobian in the tangent spaces of the manifolds with
+// the loss function's correction when apply_loss_function (the same
+// Jacobian as ceres::Problem::Evaluate), constant blocks and blocks that no
+// residual uses giving zero blocks. How it computes it is the square-root
+// bundle adjustment's: the problem's landmarks (chosen as Ceres' Schur
+// solvers choose them) are marginalized by QR of their own blocks, the
+// camera covariance comes from the Cholesky factor of the reduced camera
+// matrix by a selected inversion (only the blocks on the factor's pattern,
+// never a dense inverse), and each landmark's marginal covariance adds the
+// cameras' uncertainty to its own (docs/covariance.md has the maths). A
+// problem without landmarks goes to ceres::Covariance unchanged.
+//
+// Options honoured (the others are ignored):
+//   num_threads                      evaluation, landmark QR, reduced camera
+//                                    matrix and the requested blocks; the
+//                                    result is the same for any count;
+//   apply_loss_function              as in Ceres;
+//   algorithm_type                   which of Ceres' behaviours on a rank-
+//                                    deficient Jacobian (a free gauge):
+//     SPARSE_QR (Ceres' default)     Compute fails, saying that the Jacobian
+//                                    is rank deficient and its rank, as
+//                                    Ceres does (rank by SuiteSparseQR's
+//                                    default tolerance, or
+//                                    column_pivot_threshold when >= 0);
+//     DENSE_SVD                      the Moore-Penrose pseudo-inverse,
+//                                    dropping null_space_rank directions
+//                                    (-1: those with sigma_i^2/sigma_max^2 <
+//                                    min_reciprocal_condition_number) and
+//                                    failing with Ceres' message when a kept
+//                                    one is below that; computed by
+//                                    projecting the dropped directions out,
+//                                    not densely;
+//   min_reciprocal_condition_number, null_space_rank, column_pivot_threshold
+//                                    as above (column_pivot_threshold is
+//                                    Ceres 2.2's; with 2.1 the default).
+// And one of its own: memory_limit_in_bytes, as Solver::Options' (0: the
+// memory available): Compute fails with a message naming the bytes rather
+// than allocating more.
+//
+// Differences from ceres::Covariance, all where Ceres aborts the program:
+// duplicate blocks in a request, a block not in the problem, a Get* call
+// before Compute or after a failed one, and a block pair that was not
+// requested return false with a message in error() (and Ceres' LOG(ERROR)
+// text in the log) instead.
+#ifndef CERES_SQRTBA_COVARIANCE_H_
+#define CERES_SQRTBA_COVARIANCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ceres/covariance.h"
+#include "ceres/problem.h"
+
+namespace ceres_sqrtba {
+
+class Covariance {
+ public:
+  struct Options : public ceres::Covariance::Options {
+    Options() = default;
+    // A pipeline's options, copied in.
+    Options(const ceres::Covariance::Options& options)  // NOLINT(runtime/explicit): a drop-in
+        : ceres::Covariance::Options(options) {}
+    // The memory Compute may use (0: the memory available, as Solver::Options).
+    int64_t memory_limit_in_bytes = 0;
+  };
+
+  // What the last Compute did, for logs and benchmarks.
+  struct Summary {
+    bool square_root = false;       // false: it went to ceres::Covariance (no landmarks)
+    int num_landmarks = 0, num_cameras = 0;
+    int null_space_dimension = 0;   // directions projected out (DENSE_SVD semantics)
+    int64_t factor_values = 0;      // of the reduced camera matrix's Cholesky factor
+    int cameras_with_columns = 0;   // columns of the camera covariance solved for (far pairs)
+    double seconds_jacobian = 0.0;  // evaluation, landmark QR, reduced camera matrix
+    double seconds_factorization = 0.0, seconds_null_space = 0.0, seconds_inversion = 0.0,
+           seconds_blocks = 0.0, seconds_total = 0.0;
+  };
+
+  explicit Covariance(const Options& options);
+  ~Covariance();
+  Covariance(const Covariance&) = delete;
+  Covariance& operator=(const Covariance&) = delete;
+
+  // As ceres::Covariance::Compute: the blocks (a, b) listed (either order;
+  // (b, a) is then available too), or every pair of the blocks listed.
+  bool Compute(const std::vector<std::pair<const double*, const double*>>& covariance_blocks,
+               ceres::Problem* problem);
+  bool Compute(const std::vector<const double*>& parameter_blocks, ceres::Problem* problem);
+
+  // As ceres::Covariance's: row-major blocks, in the ambient space (lifted
+  // by the manifolds' PlusJacobian at the blocks' values now) or in the
+  // tangent space.
+  bool GetCovarianceBlock(const double* parameter_block1, const double* parameter_block2,
+                          double* covariance_block) const;
+  bool GetCovarianceBlockInTangentSpace(const double* parameter_block1, const double* parameter_block2,
+                                        double* covariance_block) const;
+  bool GetCovarianceMatrix(const std::vector<const double*>& parameter_blocks, double* covariance_matrix) const;
+  bool GetCovarianceMatrixInTangentSpace(const std::vector<const double*>& parameter_blocks,
+                                         double* covariance_matrix) const;
+
+  // Why the last call returned false; empty after a successful Compute.
+  const std::string& error() const;
+  const Summary& summary() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_COVARIANCE_H_

@@ -1,0 +1,123 @@
+// Covariance blocks of a bundle-adjustment problem at its current values,
+// from the square-root factors: what ceres_sqrtba::Covariance computes.
+//
+// The covariance of the estimate is H^-1, H = J^T J the Gauss-Newton matrix
+// in tangent space (constant blocks removed, as ceres::Covariance does).
+// Ordering landmarks before cameras and eliminating them (the block LDL^T
+// H = T^T diag(S, H_ll) T with T = [I 0; K I] on (cameras, landmarks),
+// landmark_factorization.h for K_l = R_l^-1 W_l and S):
+//
+//   H^-1 = T^-1 diag(S^-1, H_ll^-1) T^-T,   T^-1 = [I 0; -K I],
+//
+// so, with G = S^-1 and every landmark's own H_ll^-1 = R_l^-1 R_l^-T,
+//
+//   Sigma(c, c')  = G(c, c')
+//   Sigma(l, c)   = -K_l G(C(l), c)
+//   Sigma(l, l')  = K_l G(C(l), C(l')) K_l'^T  (+ R_l^-1 R_l^-T when l = l'),
+//
+// C(l) the cameras of landmark l. A landmark's marginal covariance is its
+// conditional one, R_l^-1 R_l^-T, plus what the cameras' uncertainty adds
+// through K_l. G's blocks between cameras of one landmark are on the pattern
+// of S's Cholesky factor and come from the selected inversion
+// (selected_inversion.h); any other block is a column of G from solves.
+//
+// Gauge. With a free gauge H is singular. What happens then is Ceres':
+//   - SPARSE_QR semantics (Covariance::Options::algorithm_type = SPARSE_QR):
+//     Compute fails, saying that the Jacobian is rank deficient and by how
+//     much (its rank by SuiteSparseQR's default tolerance 20 (m + n) eps
+//     max ||J_j||, or column_pivot_threshold when set);
+//   - DENSE_SVD semantics: the Moore-Penrose pseudo-inverse H^+, the
+//     directions dropped as Ceres drops singular values (null_space_rank
+//     of them, or, with -1, those with sigma_i^2 / sigma_max^2 <
+//     min_reciprocal_condition_number; a remaining one below it fails, with
+//     Ceres' message). With N the orthonormal basis of the dropped
+//     directions (null_space.h) and P = I - N N^T:
+//
+//       H^+ = P Sigma_g P,
+//
+//     for any symmetric generalized inverse Sigma_g of H (H Sigma_g H = H:
+//     with H = U L U^T on its range, U^T Sigma_g U = L^-1, so P Sigma_g P =
+//     U L^-1 U^T). Sigma_g is the formula above with G the inverse of S with
+//     d camera coordinates held (those rows and columns of S replaced by the
+//     identity, their entries of G then zero): d coordinates chosen by
+//     column-pivoted QR of N_c^T, so that no null direction lies in the
+//     others. Each block then needs only N's and Y = Sigma_g N's rows of its
+//     two blocks and N^T Y (d x d): block-local, no dense matrix.
+// A landmark whose own rows do not determine it (R_l singular) fails in
+// both, naming the landmark.
+//
+// Memory: the Jacobian (once, in square-root form), S, its factor and the
+// selected inverse (as many values as the factor), the requested blocks,
+// and n doubles per camera whose column of G a far request needs; checked
+// against memory_limit_in_bytes before anything large is allocated.
+// Threads: evaluation, landmark QR, S and the requested blocks in parallel,
+// each result the same sequence of operations whatever the thread count.
+#ifndef CERES_SQRTBA_INTERNAL_COVARIANCE_COVARIANCE_ESTIMATOR_H_
+#define CERES_SQRTBA_INTERNAL_COVARIANCE_COVARIANCE_ESTIMATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+struct CovarianceEstimatorOptions {
+  int num_threads = 1;
+  bool apply_loss_function = true;
+  bool pseudo_inverse = false;  // DENSE_SVD's semantics, else SPARSE_QR's
+  double min_reciprocal_condition_number = 1e-14;
+  int null_space_rank = 0;
+  double column_pivot_threshold = -1.0;
+  int64_t memory_limit_in_bytes = 0;
+};
+
+struct CovarianceStatistics {
+  int null_space_dimension = 0;  // directions projected out (pseudo-inverse)
+  bool null_space_searched = false;
+  double lambda_max = 0.0;        // of J^T J, when searched
+  double smallest_kept_ratio = 0.0;  // sigma^2 / sigma_max^2 of the smallest kept Ritz value, when searched
+  int64_t factor_values = 0;      // of S's Cholesky factor
+  int cameras_with_columns = 0;   // columns of G from solves
+  double seconds_jacobian = 0.0, seconds_factorization = 0.0, seconds_null_space = 0.0,
+         seconds_inversion = 0.0, seconds_blocks = 0.0;
+};
+
+class CovarianceEstimator {
+ public:
+  explicit CovarianceEstimator(const CovarianceEstimatorOptions& options);
+  ~CovarianceEstimator();
+
+  // Reads the problem's structure (landmarks chosen as Ceres' Schur solvers
+  // choose them). kNoLandmarks: the caller hands the problem to
+  // ceres::Covariance.
+  StructureStatus Read(const ceres::Problem& problem, std::string* error);
+  const ProblemStructure& structure() const { return s_; }
+
+  // requests: pairs of indices into structure().parameter_blocks, both
+  // variable. Block i (tangent_size(a) x tangent_size(b), row-major) is
+  // written at values + offsets[i].
+  // problem: the one read, whose evaluation callback is told of the
+  // evaluation.
+  bool Compute(const ceres::Problem& problem, const std::vector<std::pair<int, int>>& requests,
+               std::vector<double>* values, std::vector<int64_t>* offsets, std::string* error);
+
+  const CovarianceStatistics& statistics() const { return statistics_; }
+
+ private:
+  CovarianceEstimatorOptions options_;
+  std::unique_ptr<ParallelContext> context_;
+  ProblemStructure s_;
+  CovarianceStatistics statistics_;
+};
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_COVARIANCE_COVARIANCE_ESTIMATOR_H_

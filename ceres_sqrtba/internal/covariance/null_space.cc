@@ -1,0 +1,187 @@
+#include "ceres_sqrtba/internal/covariance/null_space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "Eigen/Dense"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstBlock = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+
+// Index of group-camera entry `entry` in the reduced camera vector.
+int CameraVectorIndex(const ProblemStructure& s, int entry) {
+  return s.parameter_blocks[s.group_cameras[entry]].tangent_offset - s.camera_tangent_begin;
+}
+
+// The rows of v (n_c x p) of group g's cameras, in the group's column order.
+Eigen::MatrixXd GatherCameraRows(const LandmarkFactorization& f, int g, const Eigen::MatrixXd& v) {
+  const ProblemStructure& s = f.structure();
+  const Group& group = s.groups[g];
+  Eigen::MatrixXd out(group.camera_columns, v.cols());
+  int row = 0;
+  for (int c = group.camera_begin; c < group.camera_end; ++c) {
+    const int size = s.parameter_blocks[s.group_cameras[c]].tangent_size;
+    out.middleRows(row, size) = v.middleRows(CameraVectorIndex(s, c), size);
+    row += size;
+  }
+  return out;
+}
+
+void ScatterAddCameraRows(const LandmarkFactorization& f, int g, const Eigen::MatrixXd& rows, Eigen::MatrixXd* v) {
+  const ProblemStructure& s = f.structure();
+  const Group& group = s.groups[g];
+  int row = 0;
+  for (int c = group.camera_begin; c < group.camera_end; ++c) {
+    const int size = s.parameter_blocks[s.group_cameras[c]].tangent_size;
+    v->middleRows(CameraVectorIndex(s, c), size) += rows.middleRows(row, size);
+    row += size;
+  }
+}
+
+// K_g x for camera rows x of group g (camera_columns x p): R^-1 (W x).
+Eigen::MatrixXd MarginalizationTimes(const LandmarkFactorization& f, int g, const Eigen::MatrixXd& x) {
+  const int e = f.landmark_size(g), ld = f.stride(g);
+  ConstBlock a(f.block(g), e, ld, Eigen::OuterStride<>(ld));
+  Eigen::MatrixXd t = a.rightCols(ld - e) * x;
+  a.leftCols(e).triangularView<Eigen::Upper>().solveInPlace(t);
+  return t;
+}
+
+}  // namespace
+
+double LargestEigenvalue(const LandmarkFactorization& f, int iterations) {
+  const ProblemStructure& s = f.structure();
+  const int n = s.num_effective_parameters;
+  if (n == 0) return 0.0;
+  Eigen::VectorXd x = Eigen::VectorXd::Ones(n) / std::sqrt(static_cast<double>(n));
+  Eigen::VectorXd y(n), xg, t;
+  double lambda = 0.0;
+  for (int it = 0; it < iterations; ++it) {
+    y.setZero();
+    for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
+      const Group& group = s.groups[g];
+      const int e = group.landmark_size, ld = f.stride(g), m = f.rows(g);
+      xg.resize(ld);
+      const int landmark_offset = e > 0 ? s.parameter_blocks[group.landmark].tangent_offset : 0;
+      if (e > 0) xg.head(e) = x.segment(landmark_offset, e);
+      for (int c = group.camera_begin; c < group.camera_end; ++c) {
+        const ParameterBlockInfo& pb = s.parameter_blocks[s.group_cameras[c]];
+        xg.segment(f.column(c), pb.tangent_size) = x.segment(pb.tangent_offset, pb.tangent_size);
+      }
+      ConstBlock a(f.block(g), m, ld, Eigen::OuterStride<>(ld));
+      t = a * xg;
+      xg.noalias() = a.transpose() * t;
+      if (e > 0) y.segment(landmark_offset, e) += xg.head(e);
+      for (int c = group.camera_begin; c < group.camera_end; ++c) {
+        const ParameterBlockInfo& pb = s.parameter_blocks[s.group_cameras[c]];
+        y.segment(pb.tangent_offset, pb.tangent_size) += xg.segment(f.column(c), pb.tangent_size);
+      }
+    }
+    lambda = x.dot(y);
+    const double norm = y.norm();
+    if (!(norm > 0.0)) return 0.0;
+    x = y / norm;
+  }
+  return lambda;
+}
+
+bool FindNearNullSpace(const LandmarkFactorization& f, SparseCameraCholesky* shifted, const std::vector<double>& d,
+                       double lambda_max, int p, NearNullSpace* result, std::string* error) {
+  const ProblemStructure& s = f.structure();
+  const int nc = s.num_camera_parameters;
+  p = std::min(p, nc);
+  result->lambda_max = lambda_max;
+  // A start that does not depend on the platform: mt19937's raw output.
+  std::mt19937 random(20210619u);
+  Eigen::MatrixXd v(nc, p);
+  for (int j = 0; j < p; ++j) {
+    for (int i = 0; i < nc; ++i) v(i, j) = static_cast<double>(random() >> 8) / 16777216.0 - 0.5;
+  }
+  constexpr int kIterations = 10;
+  Eigen::VectorXd column(nc);
+  for (int it = 0; it < kIterations; ++it) {
+    for (int j = 0; j < p; ++j) {
+      column = v.col(j);
+      const LinearSolverSummary solved = shifted->Solve(column.data(), column.data());
+      if (solved.termination != LinearSolverTermination::kSuccess) {
+        *error = solved.message;
+        return false;
+      }
+      v.col(j) = column;
+    }
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(v);
+    v = qr.householderQ() * Eigen::MatrixXd::Identity(nc, p);
+  }
+  // Back to S's coordinates; Rayleigh-Ritz in the full space.
+  for (int i = 0; i < nc; ++i) v.row(i) *= d[i];
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(p, p);
+  Eigen::MatrixXd b = v.transpose() * v;
+  for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
+    const int e = f.landmark_size(g), ld = f.stride(g), m = f.rows(g);
+    if (ld == e) continue;  // no camera
+    const Eigen::MatrixXd vg = GatherCameraRows(f, g, v);
+    const int reduced = m - std::min(m, e);
+    if (reduced > 0) {
+      ConstBlock reduced_rows(f.block(g) + static_cast<int64_t>(e) * ld + e, reduced, ld - e, Eigen::OuterStride<>(ld));
+      const Eigen::MatrixXd bv = reduced_rows * vg;
+      a.noalias() += bv.transpose() * bv;
+    }
+    if (e > 0) {
+      const Eigen::MatrixXd kv = MarginalizationTimes(f, g, vg);
+      b.noalias() += kv.transpose() * kv;
+    }
+  }
+  Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eigen(a, b);
+  if (eigen.info() != Eigen::Success) {
+    *error = "the Rayleigh-Ritz step of the null-space search failed";
+    return false;
+  }
+  // The eigensolver's values are accurate to eps times the largest of them
+  // only; each Ritz vector's own Rayleigh quotient ||J f||^2 (its full-space
+  // norm is 1) from the reduced rows is accurate to eps^2 lambda_max for a
+  // null vector: the values the rank decisions read.
+  Eigen::MatrixXd ritz = v * eigen.eigenvectors();
+  Eigen::VectorXd quotient = Eigen::VectorXd::Zero(p);
+  for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
+    const int e = f.landmark_size(g), ld = f.stride(g), m = f.rows(g);
+    const int reduced = m - std::min(m, e);
+    if (ld == e || reduced == 0) continue;
+    ConstBlock reduced_rows(f.block(g) + static_cast<int64_t>(e) * ld + e, reduced, ld - e, Eigen::OuterStride<>(ld));
+    quotient += (reduced_rows * GatherCameraRows(f, g, ritz)).colwise().squaredNorm().transpose();
+  }
+  std::vector<int> order(p);
+  for (int j = 0; j < p; ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](int i, int j) { return quotient[i] < quotient[j]; });
+  result->theta.resize(p);
+  result->camera.resize(nc, p);
+  for (int j = 0; j < p; ++j) {
+    result->theta[j] = quotient[order[j]];
+    result->camera.col(j) = ritz.col(order[j]);
+  }
+  return true;
+}
+
+Eigen::MatrixXd AddLandmarkMetric(const LandmarkFactorization& f, const Eigen::MatrixXd& v) {
+  const ProblemStructure& s = f.structure();
+  Eigen::MatrixXd out = v;
+  for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
+    const int e = f.landmark_size(g), ld = f.stride(g);
+    if (e == 0 || ld == e) continue;
+    const Eigen::MatrixXd vg = GatherCameraRows(f, g, v);
+    const Eigen::MatrixXd kv = MarginalizationTimes(f, g, vg);
+    // K^T (K v) = W^T R^-T (K v).
+    ConstBlock a(f.block(g), e, ld, Eigen::OuterStride<>(ld));
+    Eigen::MatrixXd t = kv;
+    a.leftCols(e).transpose().triangularView<Eigen::Lower>().solveInPlace(t);
+    ScatterAddCameraRows(f, g, a.rightCols(ld - e).transpose() * t, &out);
+  }
+  return out;
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
