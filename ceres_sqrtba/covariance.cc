@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "Eigen/Core"
@@ -30,6 +31,7 @@ struct Covariance::Impl {
   // (a, b) with a < b by address, as Ceres orders its blocks -> offset into values.
   std::map<std::pair<const double*, const double*>, int64_t> blocks;
   std::vector<double> values;
+  std::set<const double*> undetermined;  // left out by skip_undetermined_landmarks
   Summary summary;
   mutable std::string error;
 
@@ -99,6 +101,7 @@ bool Covariance::Compute(const std::vector<std::pair<const double*, const double
   m.valid = false;
   m.error.clear();
   m.blocks.clear();
+  m.undetermined.clear();
   m.values.clear();
   m.ceres_covariance.reset();
   m.summary = Summary();
@@ -125,6 +128,7 @@ bool Covariance::Compute(const std::vector<std::pair<const double*, const double
   options.column_pivot_threshold = m.options.column_pivot_threshold;  // Ceres 2.2's option
 #endif
   options.memory_limit_in_bytes = m.options.memory_limit_in_bytes;
+  options.skip_undetermined_landmarks = m.options.skip_undetermined_landmarks;
   if (m.options.num_threads < 1) return m.Fail("Covariance::Options::num_threads must be at least 1.");
   if (m.options.null_space_rank < -1) return m.Fail("Covariance::Options::null_space_rank must be -1 or more.");
   if (!(m.options.min_reciprocal_condition_number >= 0.0 && m.options.min_reciprocal_condition_number < 1.0)) {
@@ -167,6 +171,7 @@ bool Covariance::Compute(const std::vector<std::pair<const double*, const double
     return m.Fail(error);
   }
   for (size_t i = 0; i < keys.size(); ++i) m.blocks[keys[i]] = offsets[i];
+  for (int p : m.estimator->undetermined()) m.undetermined.insert(s.parameter_blocks[p].user_values);
   const internal::CovarianceStatistics& st = m.estimator->statistics();
   m.summary.square_root = true;
   m.summary.num_landmarks = static_cast<int>(s.landmarks.size());
@@ -174,6 +179,8 @@ bool Covariance::Compute(const std::vector<std::pair<const double*, const double
   m.summary.null_space_dimension = st.null_space_dimension;
   m.summary.factor_values = st.factor_values;
   m.summary.cameras_with_columns = st.cameras_with_columns;
+  m.summary.weak_landmarks = st.weak_landmarks;
+  m.summary.undetermined_landmarks = static_cast<int>(m.estimator->undetermined().size());
   m.summary.seconds_jacobian = st.seconds_jacobian;
   m.summary.seconds_factorization = st.seconds_factorization;
   m.summary.seconds_null_space = st.seconds_null_space;
@@ -203,6 +210,12 @@ bool Covariance::Impl::GetBlock(const double* a, const double* b, bool lift, dou
   if (pa->is_constant || pb->is_constant) {
     result.setZero();
     return true;
+  }
+  for (const double* x : {a, b}) {
+    if (undetermined.count(x) > 0) {
+      return Fail("Covariance::GetCovarianceBlock: the landmark " + NameOf(x) +
+                  " is not determined by its residuals and was left out (skip_undetermined_landmarks).");
+    }
   }
   const bool transpose = a > b;
   const auto it = blocks.find(transpose ? std::make_pair(b, a) : std::make_pair(a, b));

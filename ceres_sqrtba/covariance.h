@@ -84,6 +84,13 @@ class Covariance {
         : ceres::Covariance::Options(options) {}
     // The memory Compute may use (0: the memory available, as Solver::Options).
     int64_t memory_limit_in_bytes = 0;
+    // A landmark its own residuals do not determine (a point seen once, or
+    // whose every observation lies behind its camera): false (Ceres'
+    // behaviour), Compute fails naming it; true, such landmarks and their
+    // residual blocks are left out (the covariance of the problem without
+    // them), summary().undetermined_landmarks counts them, and a Get* that
+    // names one returns false.
+    bool skip_undetermined_landmarks = false;
   };
 
   // What the last Compute did, for logs and benchmarks.
@@ -93,6 +100,12 @@ class Covariance {
     int null_space_dimension = 0;   // directions projected out (DENSE_SVD semantics)
     int64_t factor_values = 0;      // of the reduced camera matrix's Cholesky factor
     int cameras_with_columns = 0;   // columns of the camera covariance solved for (far pairs)
+    // Landmarks determined by their own residuals (so computed) but with a
+    // pivot below SuiteSparseQR's default rank tolerance of the whole
+    // Jacobian: where ceres::Covariance's SPARSE_QR reports a rank-deficient
+    // Jacobian and returns false. Their covariances are large, and exact.
+    int weak_landmarks = 0;
+    int undetermined_landmarks = 0;  // left out (skip_undetermined_landmarks)
     double seconds_jacobian = 0.0;  // evaluation, landmark QR, reduced camera matrix
     double seconds_factorization = 0.0, seconds_null_space = 0.0, seconds_inversion = 0.0,
            seconds_blocks = 0.0, seconds_total = 0.0;

@@ -18,6 +18,7 @@
 #include "bal_random.h"
 #include "build_problem.h"
 #include "cli_common.h"
+#include "covariance_output.h"
 #include "ceres_sqrtba/solver.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
@@ -128,6 +129,11 @@ DEFINE_string(write_bal, "",
               "cameras in angle-axis, 17 significant digits.");
 DEFINE_bool(write_bal_only, false,
             "With --write_bal: write the file and exit without solving.");
+DEFINE_string(covariance, "none",
+              "After the solve: poses (cameras), points or all: write their covariances into "
+              "--covariance_path (the pseudo-inverse: a BAL problem's gauge is free; docs/covariance.md).");
+DEFINE_string(covariance_path, ".", "Folder for --covariance's files.");
+DEFINE_bool(covariance_binary, false, "Write --covariance's files in the binary format.");
 DEFINE_int32(synthetic_num_cameras, 32, "Cameras of the synthetic problem.");
 DEFINE_int32(synthetic_num_points, 10000, "Points of the synthetic problem.");
 DEFINE_int32(synthetic_observations_per_point, 5,
@@ -443,6 +449,8 @@ int Run() {
               Printable(problem_name).c_str(), bal.num_cameras(), bal.num_points(),
               bal.num_observations());
 
+  CovarianceSelection covariance = CovarianceSelection::kNone;
+  if (!ParseCovarianceSelection(FLAGS_covariance, &covariance, &error)) return Fail(error);
   ceres::Problem problem;
   BuildOptions build_options;
   build_options.robustify = FLAGS_robustify;
@@ -501,6 +509,28 @@ int Run() {
   if (!std::isfinite(summary.final_cost)) {
     return Fail("the final cost is not finite: the residuals' squares "
                 "overflow double precision (check the input's scale)");
+  }
+  if (covariance != CovarianceSelection::kNone) {
+    CovarianceBlocks blocks;
+    SetBalCameraConvention(bal.use_quaternions(), &blocks);
+    for (int i = 0; i < bal.num_cameras(); ++i) {
+      blocks.pose_ids.push_back(i);
+      blocks.poses.push_back(bal.camera(i));
+    }
+    for (int i = 0; i < bal.num_points(); ++i) {
+      blocks.point_ids.push_back(i);
+      blocks.points.push_back(bal.point(i));
+    }
+    // Nothing is held: the similarity's 7 directions are dropped as Ceres'
+    // DENSE_SVD drops them (null_space_rank = -1).
+    Covariance::Options covariance_options;
+    covariance_options.algorithm_type = ceres::DENSE_SVD;
+    covariance_options.null_space_rank = -1;
+    covariance_options.num_threads = options.num_threads;
+    if (!WriteCovariances(&problem, covariance_options, covariance, blocks, FLAGS_covariance_path,
+                          FLAGS_covariance_binary, "bundle_adjuster", &error)) {
+      return Fail(error);
+    }
   }
   return 0;
 }

@@ -21,6 +21,7 @@
 #include "ceres_sqrtba/solver.h"
 #include "cli_common.h"
 #include "colmap_model.h"
+#include "covariance_output.h"
 #include "colmap_problem.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
@@ -109,6 +110,9 @@ DEFINE_string(csv, "", "Write one CSV row per minimizer iteration to this file."
 DEFINE_string(summary_csv, "",
               "Write a CSV header and one summary row of the run to this file (the columns "
               "of bundle_adjuster's).");
+DEFINE_string(covariance, "none",
+              "After the solve: poses, points or all: write their covariances beside the output model "
+              "(docs/covariance.md).");
 
 namespace ceres_sqrtba {
 namespace examples {
@@ -451,6 +455,8 @@ int Run() {
                 colmap_problem.gauge_fixed_points());
   }
 
+  CovarianceSelection covariance = CovarianceSelection::kNone;
+  if (!ParseCovarianceSelection(FLAGS_covariance, &covariance, &error)) return Fail(error);
   Setup setup;
   if (!SetSolverOptions(colmap_problem.num_images(), problem.NumResiduals(), &setup, &error)) {
     return Fail(error);
@@ -518,6 +524,17 @@ int Run() {
   if (!WriteColmapModel(model, FLAGS_output_path, format, &error)) return Fail(error);
   std::printf("Wrote %s (%s)\n", Printable(FLAGS_output_path).c_str(),
               format == ColmapFormat::kText ? "text" : "binary");
+  CovarianceBlocks blocks;
+  SetColmapPoseConvention(&blocks);
+  colmap_problem.ImagePoseBlocks(model, &blocks.pose_ids, &blocks.poses);
+  colmap_problem.PointBlocks(model, &blocks.point_ids, &blocks.points);
+  Covariance::Options covariance_options;  // the loss applied, as COLMAP's EstimateBACovariance
+  covariance_options.num_threads = options.num_threads;
+  covariance_options.skip_undetermined_landmarks = true;
+  if (!WriteCovariances(&problem, covariance_options, covariance, blocks, FLAGS_output_path,
+                        format == ColmapFormat::kBinary, kProgram, &error)) {
+    return Fail(error);
+  }
   return 0;
 }
 

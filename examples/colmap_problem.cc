@@ -563,5 +563,23 @@ void ColmapProblem::WriteBack(ColmapModel* model) const {
   }
 }
 
+void ColmapProblem::ImagePoseBlocks(const ColmapModel& model, std::vector<uint64_t>* ids,
+                                    std::vector<const double*>* blocks) const {
+  for (size_t i = 0; i < model.images.size(); ++i) {
+    if (!image_used_[i] || image_sensor_[i] >= 0 || !frame_used_[image_frame_[i]]) continue;
+    ids->push_back(model.images[i].id);
+    blocks->push_back(frame_poses_[image_frame_[i]].data());
+  }
+}
+
+void ColmapProblem::PointBlocks(const ColmapModel& model, std::vector<uint64_t>* ids,
+                                std::vector<const double*>* blocks) const {
+  for (size_t p = 0; p < model.points3D.size(); ++p) {
+    if (!point_used_[p]) continue;
+    ids->push_back(model.points3D[p].id);
+    blocks->push_back(points_[p].data());
+  }
+}
+
 }  // namespace examples
 }  // namespace ceres_sqrtba

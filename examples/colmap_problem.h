@@ -105,6 +105,16 @@ class ColmapProblem {
   // project are counted in *not_projected (if given) and left out.
   double MeanReprojectionError(int64_t* not_projected = nullptr) const;
 
+  // The pose blocks whose covariance is an image's cam_from_world: per
+  // adjusted image of a reference sensor (every image of a legacy model) its
+  // id and its frame's rig_from_world block (which is its cam_from_world);
+  // images of other sensors compose two blocks and are left out. And the
+  // adjusted points with their ids.
+  void ImagePoseBlocks(const ColmapModel& model, std::vector<uint64_t>* ids,
+                       std::vector<const double*>* blocks) const;
+  void PointBlocks(const ColmapModel& model, std::vector<uint64_t>* ids,
+                   std::vector<const double*>* blocks) const;
+
   int num_images() const { return num_images_; }
   // Frames (rig_from_world blocks) and sensor_from_rig blocks in the
   // problem; a legacy model's frames are its images, and it has no sensor

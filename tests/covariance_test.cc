@@ -478,12 +478,31 @@ TEST(Covariance, DegenerateLandmarkIsNamed) {
   const std::unique_ptr<Built> b = BuildAndSolve(testing::ColmapProblem(MakeScene(8, 30, 517)), {1});
   double lonely[3] = {0.1, 0.2, 0.3};
   const double pixel[2] = {300.0, 200.0};
-  b->problem->AddResidualBlock(new ceres::AutoDiffCostFunction<testing::ReprojectionError, 2, 7, 4, 3>(
-                                   new testing::ReprojectionError(Eigen::Vector2d(pixel[0], pixel[1]))),
-                               nullptr, b->values.poses[2].data(), b->values.intrinsics.data(), lonely);
+  const ceres::ResidualBlockId id = b->problem->AddResidualBlock(
+      new ceres::AutoDiffCostFunction<testing::ReprojectionError, 2, 7, 4, 3>(
+          new testing::ReprojectionError(Eigen::Vector2d(pixel[0], pixel[1]))),
+      nullptr, b->values.poses[2].data(), b->values.intrinsics.data(), lonely);
   Covariance ours{Covariance::Options()};
   EXPECT_FALSE(ours.Compute(Pairs{{lonely, lonely}}, b->problem.get()));
   EXPECT_NE(ours.error().find("rank deficient: the landmark"), std::string::npos) << ours.error();
+  // Left out on request: the rest is the covariance of the problem without
+  // it, and the landmark's own block is refused.
+  const double* pose = b->values.poses[2].data();
+  Covariance::Options skip;
+  skip.skip_undetermined_landmarks = true;
+  Covariance skipping(skip);
+  ASSERT_TRUE(skipping.Compute(Pairs{{lonely, lonely}, {pose, pose}}, b->problem.get())) << skipping.error();
+  EXPECT_EQ(skipping.summary().undetermined_landmarks, 1);
+  double out[49];
+  EXPECT_FALSE(skipping.GetCovarianceBlock(lonely, lonely, out));
+  EXPECT_NE(skipping.error().find("left out"), std::string::npos) << skipping.error();
+  Matrix mine(6, 6), theirs(6, 6);
+  ASSERT_TRUE(skipping.GetCovarianceBlockInTangentSpace(pose, pose, mine.data()));
+  b->problem->RemoveResidualBlock(id);
+  ceres::Covariance reference{ceres::Covariance::Options()};
+  ASSERT_TRUE(reference.Compute(Pairs{{pose, pose}}, b->problem.get()));
+  ASSERT_TRUE(reference.GetCovarianceBlockInTangentSpace(pose, pose, theirs.data()));
+  EXPECT_LE(Norm(mine - theirs) / Norm(theirs), kExact);
 }
 
 }  // namespace

@@ -113,6 +113,54 @@ TEST(ExampleColmapCli, RefinesTheSharedModelInItsFormat) {
   EXPECT_EQ(fields[5], "7760");
 }
 
+// --covariance=all: two files beside the model in its format (docs/
+// covariance.md), each with as many records as its header says, of the
+// documented widths, positive variances; and the summary lines.
+TEST(ExampleColmapCli, CovarianceFilesBesideTheModel) {
+  const std::string input = testing_util::SharedModel();
+  if (!FileExists(input + "/cameras.txt")) {
+    GTEST_SKIP() << "shared COLMAP model not found: " << input << " (set CERES_SQRTBA_COLMAP_DIR)";
+  }
+  TempDir dir;
+  // The text files of the shared model: the output is text too.
+  const std::string text = dir.Path("in");
+  ASSERT_EQ(mkdir(text.c_str(), 0755), 0);
+  for (const char* file : {"cameras.txt", "images.txt", "points3D.txt"}) {
+    testing_util::WriteFile(text + "/" + file, testing_util::ReadFile(input + "/" + file));
+  }
+  const std::string output = dir.Path("out");
+  ASSERT_EQ(mkdir(output.c_str(), 0755), 0);
+  const CommandResult result =
+      RunAdjuster("--input_path='" + text + "' --output_path='" + output + "' --covariance=all", dir);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("Covariance (square root, "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("40 poses, 1816 points"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("Camera centre standard deviation: median "), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("Point standard deviation: median "), std::string::npos) << result.out;
+  EXPECT_EQ(CountEntries(output), 5);
+  for (const auto& file : {std::make_pair("pose_covariances.txt", 21), std::make_pair("point_covariances.txt", 6)}) {
+    const std::vector<std::string> lines = SplitLines(testing_util::ReadFile(output + "/" + file.first));
+    int records = 0, declared = -1;
+    for (const std::string& line : lines) {
+      if (line.rfind("# Number of records: ", 0) == 0) declared = std::stoi(line.substr(21));
+      if (line.empty() || line[0] == '#') continue;
+      ++records;
+      std::stringstream fields(line);
+      std::vector<double> values;
+      double v = 0.0;
+      uint64_t id = 0;
+      fields >> id;
+      while (fields >> v) values.push_back(v);
+      ASSERT_EQ(static_cast<int>(values.size()), file.second) << line;
+      // The diagonal of the upper triangle, row by row: non-negative.
+      const int n = file.second == 21 ? 6 : 3;
+      for (int i = 0, k = 0; i < n; k += n - i, ++i) EXPECT_GE(values[k], 0.0) << line;
+    }
+    EXPECT_EQ(records, declared) << file.first;
+    EXPECT_EQ(records, file.second == 21 ? 40 : 1816) << file.first;
+  }
+}
+
 TEST(ExampleColmapCli, TextModelAutomaticSolverAndColmapFlagSpelling) {
   TempDir dir;
   const std::string input = WriteSmallModel(dir, "in");
@@ -160,6 +208,17 @@ TEST(ExampleColmapCli, BadInputGivesOneLineAndWritesNothing) {
   ExpectOneErrorLine(
       RunAdjuster("--input_path='" + input + "' --output_path='" + output + "'", dir),
       input + "/images.txt:7: image 3 refers to camera 9, which is not in cameras.txt");
+  EXPECT_EQ(CountEntries(output), 0);
+}
+
+TEST(ExampleColmapCli, BadCovarianceFlag) {
+  TempDir dir;
+  const std::string input = WriteSmallModel(dir, "in");
+  const std::string output = dir.Path("out");
+  ASSERT_EQ(mkdir(output.c_str(), 0755), 0);
+  ExpectOneErrorLine(RunAdjuster("--input_path='" + input + "' --output_path='" + output + "' --covariance=cameras",
+                                 dir),
+                     "--covariance must be none, poses, points or all, not 'cameras'");
   EXPECT_EQ(CountEntries(output), 0);
 }
 

@@ -125,15 +125,34 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   double t0 = WallTimeInSeconds();
   LandmarkFactorization f(s, context_.get());
   if (!f.Compute(&problem, error)) return false;
+  undetermined_.clear();
+  std::vector<char> is_undetermined(s.parameter_blocks.size(), 0);
   for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
+    if (f.LandmarkIsRankDeficient(g) && options_.skip_undetermined_landmarks) {
+      f.Exclude(g);
+      undetermined_.push_back(s.groups[g].landmark);
+      is_undetermined[s.groups[g].landmark] = 1;
+      continue;
+    }
     if (f.LandmarkIsRankDeficient(g)) {
       std::ostringstream msg;
       msg << "Jacobian matrix is rank deficient: the landmark "
           << NameOf(s.parameter_blocks[s.groups[g].landmark].user_values)
           << " (tangent size " << s.groups[g].landmark_size << ") is not determined by its " << s.groups[g].num_rows
-          << " residuals (its columns of the Jacobian are linearly dependent); remove it or hold it constant.";
+          << " residuals (its columns of the Jacobian are linearly dependent: the smallest pivot of their QR is "
+          << f.SmallestPivot(g) << "); remove it, hold it constant, or set "
+             "Covariance::Options::skip_undetermined_landmarks.";
       *error = msg.str();
       return false;
+    }
+  }
+  {
+    const double global = 20.0 * (s.num_residuals + s.num_effective_parameters) *
+                          std::numeric_limits<double>::epsilon() * f.max_column_norm();
+    for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
+      if (s.groups[g].landmark >= 0 && !f.excluded(g) && !(f.SmallestPivot(g) > global)) {
+        ++statistics_.weak_landmarks;
+      }
     }
   }
   pattern.ScalarPattern(&col_begin, &rows);
@@ -279,6 +298,9 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   }
   double t3 = WallTimeInSeconds();
   statistics_.seconds_null_space = t3 - t2;
+  // S's values are not needed any more (the factor is): their memory goes
+  // before the selected inverse takes as much as the factor.
+  std::vector<double>().swap(reduced);
 
   SelectedInverse z;
   if (nc > 0) {
@@ -288,7 +310,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
       return false;
     }
     statistics_.factor_values = l.value_begin[l.num_supernodes];
-    if (!z.Compute(l, error)) return false;
+    if (!z.Compute(l, context_.get(), error)) return false;
   }
   // G v for camera vectors (columns of v), the held coordinates zero.
   auto apply_g = [&](Matrix* v) -> bool {
@@ -403,7 +425,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
     if (!apply_g(&y_camera)) return false;
     nty = null_camera.transpose() * y_camera;
     for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
-      if (s.groups[g].landmark < 0) continue;
+      if (s.groups[g].landmark < 0 || f.excluded(g)) continue;
       const Side side = make_side(s.groups[g].landmark);
       nty += n_rows(side).transpose() * y_rows(side);
     }
@@ -413,6 +435,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   std::vector<char> failed(requests.size(), 0);
   context_->For(static_cast<int>(requests.size()), 16, [&](int rb, int re) {
     for (int r = rb; r < re; ++r) {
+      if (is_undetermined[requests[r].first] || is_undetermined[requests[r].second]) continue;
       const Side a = make_side(requests[r].first);
       const Side b = make_side(requests[r].second);
       int rows_a = 0, cols_b = 0;
@@ -424,9 +447,17 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
       for (int c1 : a.cameras) {
         int col = 0;
         for (int c2 : b.cameras) {
-          for (int i = camera_offset[c1]; i < camera_offset[c1 + 1] && ok; ++i) {
-            for (int j = camera_offset[c2]; j < camera_offset[c2 + 1] && ok; ++j) {
-              ok = g_entry(i, j, &g(row + i - camera_offset[c1], col + j - camera_offset[c2]));
+          const int f1 = camera_offset[c1 + 1] - camera_offset[c1], f2 = camera_offset[c2 + 1] - camera_offset[c2];
+          const bool any_fixed = drop > 0 && (std::any_of(&fixed[camera_offset[c1]], &fixed[camera_offset[c1]] + f1,
+                                                          [](char x) { return x != 0; }) ||
+                                              std::any_of(&fixed[camera_offset[c2]], &fixed[camera_offset[c2]] + f2,
+                                                          [](char x) { return x != 0; }));
+          if (c1 == c2 || any_fixed ||
+              !z.Block(camera_offset[c1], f1, camera_offset[c2], f2, &g(row, col), static_cast<int>(g.rows()))) {
+            for (int i = camera_offset[c1]; i < camera_offset[c1 + 1] && ok; ++i) {
+              for (int j = camera_offset[c2]; j < camera_offset[c2 + 1] && ok; ++j) {
+                ok = g_entry(i, j, &g(row + i - camera_offset[c1], col + j - camera_offset[c2]));
+              }
             }
           }
           col += camera_offset[c2 + 1] - camera_offset[c2];

@@ -46,8 +46,8 @@
 // A landmark whose own rows do not determine it (R_l singular) fails in
 // both, naming the landmark.
 //
-// Memory: the Jacobian (once, in square-root form), S, its factor and the
-// selected inverse (as many values as the factor), the requested blocks,
+// Memory: the compact Jacobian and the landmarks' R and W, S, its factor and
+// the selected inverse (as many values as the factor), the requested blocks,
 // and n doubles per camera whose column of G a far request needs; checked
 // against memory_limit_in_bytes before anything large is allocated.
 // Threads: evaluation, landmark QR, S and the requested blocks in parallel,
@@ -76,6 +76,10 @@ struct CovarianceEstimatorOptions {
   int null_space_rank = 0;
   double column_pivot_threshold = -1.0;
   int64_t memory_limit_in_bytes = 0;
+  // Landmarks their own residuals do not determine: false, Compute fails
+  // naming the first; true, they and their residual blocks are left out
+  // (undetermined() lists them).
+  bool skip_undetermined_landmarks = false;
 };
 
 struct CovarianceStatistics {
@@ -85,6 +89,10 @@ struct CovarianceStatistics {
   double smallest_kept_ratio = 0.0;  // sigma^2 / sigma_max^2 of the smallest kept Ritz value, when searched
   int64_t factor_values = 0;      // of S's Cholesky factor
   int cameras_with_columns = 0;   // columns of G from solves
+  // Landmarks with a pivot |R_kk| at or below SuiteSparseQR's default rank
+  // tolerance for the whole Jacobian, 20 (m + n) eps max ||J_j||: what
+  // ceres::Covariance's SPARSE_QR counts as dead columns (and then fails).
+  int weak_landmarks = 0;
   double seconds_jacobian = 0.0, seconds_factorization = 0.0, seconds_null_space = 0.0,
          seconds_inversion = 0.0, seconds_blocks = 0.0;
 };
@@ -109,12 +117,17 @@ class CovarianceEstimator {
                std::vector<double>* values, std::vector<int64_t>* offsets, std::string* error);
 
   const CovarianceStatistics& statistics() const { return statistics_; }
+  // The landmarks left out by skip_undetermined_landmarks (parameter block
+  // indices); requests that name them are not computed (their offsets hold
+  // zeros).
+  const std::vector<int>& undetermined() const { return undetermined_; }
 
  private:
   CovarianceEstimatorOptions options_;
   std::unique_ptr<ParallelContext> context_;
   ProblemStructure s_;
   CovarianceStatistics statistics_;
+  std::vector<int> undetermined_;
 };
 
 }  // namespace internal

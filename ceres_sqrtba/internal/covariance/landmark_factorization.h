@@ -1,34 +1,34 @@
-// The Jacobian of a bundle-adjustment problem at its current values in
-// square-root form, landmark by landmark: what every covariance of
+// The Jacobian of a bundle-adjustment problem at its current values, and
+// each landmark's square-root factors: what every covariance of
 // ceres_sqrtba::Covariance is computed from.
 //
 // The evaluator (evaluation/evaluator.h: cost functions in double, the loss
-// correction when the loss is applied, manifolds' PlusJacobians) writes the
-// rows of each group (a landmark's residual blocks, or one landmark-free
-// residual block) as one dense row-major block [Jl | Jc] over the landmark's
-// e tangent columns and the tangent columns of the group's variable cameras
-// (in ProblemStructure::group_cameras order). Householder reflections on the
-// landmark columns, applied to the whole block in place (Q never formed; the
-// paper's nullspace marginalization, section 4.2, without damping), turn it
-// into
+// correction when the loss is applied, manifolds' PlusJacobians) writes each
+// residual block's rows compactly, [J_l | J_c1 | J_c2 ...] over the
+// landmark's e tangent columns and those of the residual block's own
+// variable cameras: a few dozen doubles per observation, whatever the track
+// length. Per landmark l (the paper's nullspace marginalization, section
+// 4.2, without damping), Householder reflections on its rows' J_l give
 //
-//   [ R  | W ]     e rows:   R upper triangular (e x e), W = Q1^T Jc
-//   [ 0  | B ]     the rest: B = Q2^T Jc, the landmark's reduced rows,
+//   J_l = Q1 R,   R upper triangular (e x e),
+//   W = Q1^T J_p = R^-T (J_l^T J_p)   (e x the group's camera columns),
 //
 // so that, with H = J^T J the Gauss-Newton matrix of the whole problem,
 //
-//   H_ll = R^T R,   H_lc = R^T W,   and the reduced camera matrix
-//   S = H_cc - sum_l H_cl H_ll^-1 H_lc = sum_g B_g^T B_g
+//   H_ll = R^T R,   H_lp = R^T W,   K_l = H_ll^-1 H_lp = R^-1 W,
+//   S = sum_g (J_p^T J_p - W^T W)_g = sum_g (Q2^T J_p)^T (Q2^T J_p)
 //
-// (paper eqs. red_H and reduced; a landmark-free group contributes Jc^T Jc,
-// its B being its whole Jc). S is accumulated from the B's, never as a
-// difference of normal-equation terms. Per landmark, K_l = R^-1 W is the map
-// from its cameras' values to its own in the marginalization: H_ll^-1 H_lc.
+// (paper eqs. red_H and reduced), J_p^T J_p summed residual block by
+// residual block (a residual block couples only its own cameras), as
+// SQRT_SPARSE_SCHUR forms S from the projected storage
+// (direct/reduced_camera_matrix.h). The dense reduced rows Q2^T J_p
+// (rows x all the group's camera columns: quadratic in the track length)
+// are never stored; products with the whole Jacobian (the null-space
+// search's Rayleigh quotients) use the compact rows directly.
 //
-// Storage: one allocation for all blocks (rows x (e + camera columns) doubles
-// per group, the Jacobian's values and no more); every group is factored by
-// the thread of its chunk, independently, so the result does not depend on
-// the number of threads.
+// Storage: one allocation for the compact rows, one for the R's and W's.
+// Every group is factored by the thread of its chunk, independently, so the
+// result does not depend on the number of threads.
 #ifndef CERES_SQRTBA_INTERNAL_COVARIANCE_LANDMARK_FACTORIZATION_H_
 #define CERES_SQRTBA_INTERNAL_COVARIANCE_LANDMARK_FACTORIZATION_H_
 
@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"
+#include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_pattern.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
@@ -65,28 +67,44 @@ class LandmarkFactorization {
   const ProblemStructure& structure() const { return s_; }
   const WorkPartition& partition() const { return partition_; }
 
-  // Group g's block after the QR: rows(g) x (e + camera_columns) row-major.
-  const double* block(int g) const { return values_.get() + offset_[g]; }
   int rows(int g) const { return s_.groups[g].num_rows; }
   int landmark_size(int g) const { return s_.groups[g].landmark_size; }
-  int stride(int g) const { return s_.groups[g].landmark_size + s_.groups[g].camera_columns; }
-  // Column of group-camera entry `entry` (index into group_cameras) in its
-  // group's block, the e landmark columns included.
+  int camera_columns(int g) const { return s_.groups[g].camera_columns; }
+  // Column of group-camera entry `entry` (index into group_cameras) among
+  // its group's camera columns.
   int column(int entry) const { return entry_column_[entry]; }
+  // Group g's R (e x e, upper triangular) and W (e x camera_columns),
+  // row-major.
+  const double* r(int g) const { return factors_.get() + factor_offset_[g]; }
+  const double* w(int g) const {
+    return factors_.get() + factor_offset_[g] + static_cast<int64_t>(landmark_size(g)) * landmark_size(g);
+  }
+
+  // J_g x for the rows of group g: xl (e x p, the landmark's rows) and xc
+  // (camera_columns x p, the group's camera rows) -> rows x p.
+  Eigen::MatrixXd Times(int g, const Eigen::MatrixXd& xl, const Eigen::MatrixXd& xc) const;
+  // J_g^T t: yl (e x p) and yc (camera_columns x p), overwritten.
+  void TransposeTimes(int g, const Eigen::MatrixXd& t, Eigen::MatrixXd* yl, Eigen::MatrixXd* yc) const;
 
   // The landmark of group g has a numerically singular R: fewer rows than
   // its size, or a diagonal entry of R at or below the rank tolerance
   // (tolerance_scale x its largest column norm), as SuiteSparseQR's default
   // tolerance 20 (m + n) eps max ||J_j|| counts a column dead.
   bool LandmarkIsRankDeficient(int g) const { return deficient_[g] != 0; }
+  // Leaves group g out of everything below (S, products): as if its
+  // residual blocks were not in the problem. For undetermined landmarks.
+  void Exclude(int g) { excluded_[g] = 1; }
+  bool excluded(int g) const { return excluded_[g] != 0; }
+  // The smallest |R_kk| of group g's landmark (infinity without one).
+  double SmallestPivot(int g) const { return smallest_[g]; }
   // The largest Euclidean norm of a column of J (SuiteSparseQR's default
   // rank tolerance is a multiple of it).
   double max_column_norm() const { return max_column_norm_; }
 
   // S's values on `pattern` (reduced_camera_pattern.h; S built on this
-  // structure) from the reduced rows, block column by block column in
-  // parallel, each block a sum over the groups in group order; `values`
-  // holds pattern.num_nonzeros() doubles.
+  // structure), block column by block column in parallel, each block a sum
+  // over the groups in group order; `values` holds pattern.num_nonzeros()
+  // doubles.
   void AssembleReducedCameraMatrix(const ReducedCameraPattern& pattern, const std::vector<int64_t>& col_begin,
                                    double* values) const;
 
@@ -97,15 +115,33 @@ class LandmarkFactorization {
 
  private:
   class Writer;
+  // Group g's residual blocks' rows: landmark(row, rows, J_l block) and, per
+  // camera of the block, camera(row, rows, J_c block, its column among the
+  // group's camera columns, its size).
+  template <typename LandmarkFn, typename CameraFn>
+  void VisitRows(int g, const LandmarkFn& landmark, const CameraFn& camera) const;
   const ProblemStructure& s_;
   ParallelContext* context_;
   WorkPartition partition_;
-  std::vector<int64_t> offset_;      // per group + 1, into values_
-  std::vector<int> entry_column_;    // per group_cameras entry
-  std::vector<int> parameter_column_;  // per residual_parameters entry, -1 if constant
+  std::vector<int64_t> row_offset_;     // per residual block + 1, into values_
+  std::vector<int> row_width_;          // per residual block: e + its cameras' columns
+  std::vector<int64_t> factor_offset_;  // per group + 1, into factors_
+  std::vector<int> entry_column_;       // per group_cameras entry, among the group's camera columns
+  // Per residual_parameters entry: its column in the residual block's
+  // compact rows (-1: constant), and its group_cameras entry (-1: the
+  // landmark or constant).
+  std::vector<int> parameter_column_, parameter_entry_;
+  // Per group_cameras entry: the residual blocks of its group that touch it
+  // (CSR: residual block index, and the slot of the camera among its
+  // parameter blocks).
+  std::vector<int64_t> entry_residual_begin_;
+  std::vector<int> entry_residual_, entry_residual_slot_;
   std::vector<char> deficient_;      // per group
+  std::vector<double> smallest_;     // per group
+  std::vector<char> excluded_;       // per group
   double max_column_norm_ = 0.0;
   std::unique_ptr<double[]> values_;
+  std::unique_ptr<double[]> factors_;
 };
 
 }  // namespace internal

@@ -11,7 +11,6 @@ namespace internal {
 namespace {
 
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstBlock = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 
 // Index of group-camera entry `entry` in the reduced camera vector.
 int CameraVectorIndex(const ProblemStructure& s, int entry) {
@@ -45,11 +44,19 @@ void ScatterAddCameraRows(const LandmarkFactorization& f, int g, const Eigen::Ma
 
 // K_g x for camera rows x of group g (camera_columns x p): R^-1 (W x).
 Eigen::MatrixXd MarginalizationTimes(const LandmarkFactorization& f, int g, const Eigen::MatrixXd& x) {
-  const int e = f.landmark_size(g), ld = f.stride(g);
-  ConstBlock a(f.block(g), e, ld, Eigen::OuterStride<>(ld));
-  Eigen::MatrixXd t = a.rightCols(ld - e) * x;
-  a.leftCols(e).triangularView<Eigen::Upper>().solveInPlace(t);
+  const int e = f.landmark_size(g), n = f.camera_columns(g);
+  Eigen::MatrixXd t = Eigen::Map<const RowMatrix>(f.w(g), e, n) * x;
+  Eigen::Map<const RowMatrix>(f.r(g), e, e).triangularView<Eigen::Upper>().solveInPlace(t);
   return t;
+}
+
+// J f for the full-space vectors f = [-K v; v] of the camera vectors v (the
+// group's rows of them, camera_columns x p): the group's rows of J F.
+Eigen::MatrixXd FullSpaceTimes(const LandmarkFactorization& f, int g, const Eigen::MatrixXd& vg) {
+  const int e = f.landmark_size(g);
+  const Eigen::MatrixXd landmark = e > 0 ? Eigen::MatrixXd(-MarginalizationTimes(f, g, vg))
+                                         : Eigen::MatrixXd(0, vg.cols());
+  return f.Times(g, landmark, vg);
 }
 
 }  // namespace
@@ -59,27 +66,27 @@ double LargestEigenvalue(const LandmarkFactorization& f, int iterations) {
   const int n = s.num_effective_parameters;
   if (n == 0) return 0.0;
   Eigen::VectorXd x = Eigen::VectorXd::Ones(n) / std::sqrt(static_cast<double>(n));
-  Eigen::VectorXd y(n), xg, t;
+  Eigen::VectorXd y(n);
+  Eigen::MatrixXd xl, xc, yl, yc;
   double lambda = 0.0;
   for (int it = 0; it < iterations; ++it) {
     y.setZero();
     for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
+      if (f.excluded(g)) continue;
       const Group& group = s.groups[g];
-      const int e = group.landmark_size, ld = f.stride(g), m = f.rows(g);
-      xg.resize(ld);
+      const int e = group.landmark_size;
       const int landmark_offset = e > 0 ? s.parameter_blocks[group.landmark].tangent_offset : 0;
-      if (e > 0) xg.head(e) = x.segment(landmark_offset, e);
+      xl = e > 0 ? Eigen::MatrixXd(x.segment(landmark_offset, e)) : Eigen::MatrixXd(0, 1);
+      xc.resize(group.camera_columns, 1);
       for (int c = group.camera_begin; c < group.camera_end; ++c) {
         const ParameterBlockInfo& pb = s.parameter_blocks[s.group_cameras[c]];
-        xg.segment(f.column(c), pb.tangent_size) = x.segment(pb.tangent_offset, pb.tangent_size);
+        xc.middleRows(f.column(c), pb.tangent_size) = x.segment(pb.tangent_offset, pb.tangent_size);
       }
-      ConstBlock a(f.block(g), m, ld, Eigen::OuterStride<>(ld));
-      t = a * xg;
-      xg.noalias() = a.transpose() * t;
-      if (e > 0) y.segment(landmark_offset, e) += xg.head(e);
+      f.TransposeTimes(g, f.Times(g, xl, xc), &yl, &yc);
+      if (e > 0) y.segment(landmark_offset, e) += yl.col(0);
       for (int c = group.camera_begin; c < group.camera_end; ++c) {
         const ParameterBlockInfo& pb = s.parameter_blocks[s.group_cameras[c]];
-        y.segment(pb.tangent_offset, pb.tangent_size) += xg.segment(f.column(c), pb.tangent_size);
+        y.segment(pb.tangent_offset, pb.tangent_size) += yc.middleRows(f.column(c), pb.tangent_size).col(0);
       }
     }
     lambda = x.dot(y);
@@ -122,15 +129,11 @@ bool FindNearNullSpace(const LandmarkFactorization& f, SparseCameraCholesky* shi
   Eigen::MatrixXd a = Eigen::MatrixXd::Zero(p, p);
   Eigen::MatrixXd b = v.transpose() * v;
   for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
-    const int e = f.landmark_size(g), ld = f.stride(g), m = f.rows(g);
-    if (ld == e) continue;  // no camera
+    const int e = f.landmark_size(g);
+    if (f.camera_columns(g) == 0 || f.excluded(g)) continue;
     const Eigen::MatrixXd vg = GatherCameraRows(f, g, v);
-    const int reduced = m - std::min(m, e);
-    if (reduced > 0) {
-      ConstBlock reduced_rows(f.block(g) + static_cast<int64_t>(e) * ld + e, reduced, ld - e, Eigen::OuterStride<>(ld));
-      const Eigen::MatrixXd bv = reduced_rows * vg;
-      a.noalias() += bv.transpose() * bv;
-    }
+    const Eigen::MatrixXd jf = FullSpaceTimes(f, g, vg);
+    a.noalias() += jf.transpose() * jf;
     if (e > 0) {
       const Eigen::MatrixXd kv = MarginalizationTimes(f, g, vg);
       b.noalias() += kv.transpose() * kv;
@@ -143,16 +146,13 @@ bool FindNearNullSpace(const LandmarkFactorization& f, SparseCameraCholesky* shi
   }
   // The eigensolver's values are accurate to eps times the largest of them
   // only; each Ritz vector's own Rayleigh quotient ||J f||^2 (its full-space
-  // norm is 1) from the reduced rows is accurate to eps^2 lambda_max for a
-  // null vector: the values the rank decisions read.
+  // norm is 1) from the Jacobian's rows is accurate to eps^2 lambda_max for
+  // a null vector: the values the rank decisions read.
   Eigen::MatrixXd ritz = v * eigen.eigenvectors();
   Eigen::VectorXd quotient = Eigen::VectorXd::Zero(p);
   for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
-    const int e = f.landmark_size(g), ld = f.stride(g), m = f.rows(g);
-    const int reduced = m - std::min(m, e);
-    if (ld == e || reduced == 0) continue;
-    ConstBlock reduced_rows(f.block(g) + static_cast<int64_t>(e) * ld + e, reduced, ld - e, Eigen::OuterStride<>(ld));
-    quotient += (reduced_rows * GatherCameraRows(f, g, ritz)).colwise().squaredNorm().transpose();
+    if (f.camera_columns(g) == 0 || f.excluded(g)) continue;
+    quotient += FullSpaceTimes(f, g, GatherCameraRows(f, g, ritz)).colwise().squaredNorm().transpose();
   }
   std::vector<int> order(p);
   for (int j = 0; j < p; ++j) order[j] = j;
@@ -170,15 +170,13 @@ Eigen::MatrixXd AddLandmarkMetric(const LandmarkFactorization& f, const Eigen::M
   const ProblemStructure& s = f.structure();
   Eigen::MatrixXd out = v;
   for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
-    const int e = f.landmark_size(g), ld = f.stride(g);
-    if (e == 0 || ld == e) continue;
+    const int e = f.landmark_size(g), n = f.camera_columns(g);
+    if (e == 0 || n == 0 || f.excluded(g)) continue;
     const Eigen::MatrixXd vg = GatherCameraRows(f, g, v);
-    const Eigen::MatrixXd kv = MarginalizationTimes(f, g, vg);
+    Eigen::MatrixXd t = MarginalizationTimes(f, g, vg);
     // K^T (K v) = W^T R^-T (K v).
-    ConstBlock a(f.block(g), e, ld, Eigen::OuterStride<>(ld));
-    Eigen::MatrixXd t = kv;
-    a.leftCols(e).transpose().triangularView<Eigen::Lower>().solveInPlace(t);
-    ScatterAddCameraRows(f, g, a.rightCols(ld - e).transpose() * t, &out);
+    Eigen::Map<const RowMatrix>(f.r(g), e, e).transpose().triangularView<Eigen::Lower>().solveInPlace(t);
+    ScatterAddCameraRows(f, g, Eigen::Map<const RowMatrix>(f.w(g), e, n).transpose() * t, &out);
   }
   return out;
 }

@@ -10,8 +10,8 @@
 // blocks are positive definite, or the problem is reported degenerate at
 // that landmark). So the near-null space of H is found on the camera side:
 //
-//   1. lambda_max(H) by power iteration on H, applied block by block as
-//      A_g^T (A_g x) with A_g = [R W; 0 B] (Q^T J of group g: same product);
+//   1. lambda_max(H) by power iteration on H, applied group by group as
+//      J_g^T (J_g x) from the compact rows;
 //   2. subspace inverse iteration with (D S D + mu I)^-1, D = diag(S)^-1/2
 //      (the null space of S is D times that of D S D, whose unit diagonal
 //      removes the columns' scales: focal lengths against rotations), mu =
@@ -19,8 +19,9 @@
 //      below mu converge by a factor mu / lambda per step against an
 //      eigenvalue lambda above it; V = D V~;
 //   3. Rayleigh-Ritz in the full space: for camera vectors V, the full
-//      vectors F = [V; -K V] have F^T H F = sum_g (B_g V)^T (B_g V) (the
-//      reduced rows: computed in square-root form, not from S) and F^T F =
+//      vectors F = [V; -K V] have F^T H F = sum_g (J_g F)^T (J_g F) (the
+//      Jacobian's own rows times F: not from S, whose rounding is that of a
+//      squared matrix) and F^T F =
 //      V^T V + sum_l (K_l V)^T (K_l V); the generalized eigenproblem of the
 //      two p x p matrices gives Ritz values theta_i (estimates of H's
 //      smallest eigenvalues, sigma_i^2 of J) and F-orthonormal Ritz vectors.

@@ -22,9 +22,12 @@
 // landmark's marginal covariance needs (landmark_factorization.h) is here;
 // other blocks (far-apart cameras) are columns of S^-1 from solves.
 //
-// The cost is that of the numeric factorization (dense triangular solves and
-// products per supernode); it runs on the calling thread, in a fixed order,
-// so the result does not depend on the number of threads.
+// The cost is about twice the numeric factorization's (per supernode the
+// triangular inverse of L_JJ, its Gram matrix, and the products with Z_II);
+// the supernodes run in a fixed order, a large supernode's dense blocks in
+// panels on the threads, so the result does not depend on the number of
+// threads. Only lower triangles of the diagonal blocks are kept (Entry and
+// Block read those).
 #ifndef CERES_SQRTBA_INTERNAL_COVARIANCE_SELECTED_INVERSION_H_
 #define CERES_SQRTBA_INTERNAL_COVARIANCE_SELECTED_INVERSION_H_
 
@@ -33,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/direct/sparse_cholesky.h"
 
 namespace ceres_sqrtba {
@@ -47,15 +51,28 @@ class SelectedInverse {
   // Computes Z from `factor`, which must stay valid while this object is
   // used. False, with the reason, when the factor's pattern is not what the
   // recurrence needs (unsorted rows, an entry of Z_II off the pattern).
-  bool Compute(const SupernodalFactor& factor, std::string* error);
+  // context (optional): the dense diagonal blocks of large supernodes
+  // (their inverse and Gram matrix, n^3 / 3 flops each) in panels on its
+  // threads, every panel's arithmetic the same for any thread count.
+  bool Compute(const SupernodalFactor& factor, ParallelContext* context, std::string* error);
 
   // S^-1(i, j) in S's own (unpermuted) numbering; false when the entry is
   // not on the factor's pattern.
   bool Entry(int64_t i, int64_t j, double* value) const;
 
+  // The block S^-1(i0 .. i0+ni, j0 .. j0+nj) into out (ni x nj,
+  // column-major, leading dimension ld) when both ranges are contiguous and
+  // increasing in the factor's order (a camera's columns are) and do not
+  // overlap, and the block is on the pattern: one search per column instead
+  // of one per entry. False otherwise (out then undefined).
+  bool Block(int64_t i0, int ni, int64_t j0, int nj, double* out, int ld) const;
+
   int64_t n() const { return f_.n; }
 
  private:
+  static void TriangularInverse(const double* l, int64_t ldl, int64_t n, double* x, int64_t ldx,
+                                ParallelContext* context);
+  static void InverseGram(int64_t nr, int64_t n, double* x, int64_t ldx, ParallelContext* context);
   // Position of row `row` among supernode t's rows, or -1.
   int64_t Position(int64_t t, int64_t row) const;
 

@@ -12,6 +12,7 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "gtest/gtest.h"
 #include "ceres/ceres.h"
+#include "ceres_sqrtba/internal/common/parallel.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -82,7 +83,7 @@ TEST(SelectedInverse, EqualsTheDenseInverseOnTheFactorsPattern) {
   ASSERT_TRUE(cholesky.GetSupernodalFactor(&factor));
   SelectedInverse z;
   std::string error;
-  ASSERT_TRUE(z.Compute(factor, &error)) << error;
+  ASSERT_TRUE(z.Compute(factor, nullptr, &error)) << error;
   const Eigen::MatrixXd inverse = p.dense.inverse();
   const int n = p.pattern->num_parameters();
   int64_t found = 0, pattern_entries = 0;
@@ -102,6 +103,19 @@ TEST(SelectedInverse, EqualsTheDenseInverseOnTheFactorsPattern) {
     }
   }
   EXPECT_LT(worst, 1e-13);
+  // The panels of the dense diagonal blocks on two threads: the same bits.
+  ParallelContext context(2);
+  SelectedInverse threaded;
+  ASSERT_TRUE(threaded.Compute(factor, &context, &error)) << error;
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) {
+      double a = 0.0, b = 0.0;
+      if (z.Entry(i, j, &a)) {
+        ASSERT_TRUE(threaded.Entry(i, j, &b));
+        EXPECT_EQ(a, b);
+      }
+    }
+  }
   // The factor of a sparse scene is not full: some entries are not selected.
   EXPECT_LT(found, int64_t{n} * n);
   EXPECT_GE(found, 2 * pattern_entries - n);
