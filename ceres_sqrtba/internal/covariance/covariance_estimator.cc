@@ -197,9 +197,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   std::vector<char> fixed(nc, 0);
   const int num_columns = s.num_effective_parameters;
   if (search && nc > 0) {
-    statistics_.null_space_searched = true;
     const double lambda_max = LargestEigenvalue(f, 30);
-    statistics_.lambda_max = lambda_max;
     if (!(lambda_max > 0.0)) {
       *error = "Jacobian matrix is rank deficient: it is zero at the current parameter values.";
       return false;
@@ -227,7 +225,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
     NearNullSpace space;
     int below = 0;
     for (;;) {
-      if (!FindNearNullSpace(f, &cholesky, d, lambda_max, p, &space, error)) return false;
+      if (!FindNearNullSpace(f, &cholesky, d, p, &space, error)) return false;
       below = 0;
       for (double theta : space.theta) {
         const bool is_null = options_.pseudo_inverse
@@ -263,7 +261,6 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
       drop = options_.null_space_rank < 0 ? below : std::min(options_.null_space_rank, p);
       if (drop < static_cast<int>(space.theta.size())) {
         const double ratio = space.theta[drop] / lambda_max;
-        statistics_.smallest_kept_ratio = ratio;
         if (ratio < options_.min_reciprocal_condition_number) {
           std::ostringstream msg;
           msg << "Error: Covariance matrix is near rank deficient and the user did not specify a non-zero "

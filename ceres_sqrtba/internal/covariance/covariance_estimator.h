@@ -84,9 +84,6 @@ struct CovarianceEstimatorOptions {
 
 struct CovarianceStatistics {
   int null_space_dimension = 0;  // directions projected out (pseudo-inverse)
-  bool null_space_searched = false;
-  double lambda_max = 0.0;        // of J^T J, when searched
-  double smallest_kept_ratio = 0.0;  // sigma^2 / sigma_max^2 of the smallest kept Ritz value, when searched
   int64_t factor_values = 0;      // of S's Cholesky factor
   int cameras_with_columns = 0;   // columns of G from solves
   // Landmarks with a pivot |R_kk| at or below SuiteSparseQR's default rank

@@ -98,11 +98,10 @@ double LargestEigenvalue(const LandmarkFactorization& f, int iterations) {
 }
 
 bool FindNearNullSpace(const LandmarkFactorization& f, SparseCameraCholesky* shifted, const std::vector<double>& d,
-                       double lambda_max, int p, NearNullSpace* result, std::string* error) {
+                       int p, NearNullSpace* result, std::string* error) {
   const ProblemStructure& s = f.structure();
   const int nc = s.num_camera_parameters;
   p = std::min(p, nc);
-  result->lambda_max = lambda_max;
   // A start that does not depend on the platform: mt19937's raw output.
   std::mt19937 random(20210619u);
   Eigen::MatrixXd v(nc, p);

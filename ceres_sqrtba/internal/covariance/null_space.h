@@ -43,7 +43,6 @@ namespace ceres_sqrtba {
 namespace internal {
 
 struct NearNullSpace {
-  double lambda_max = 0.0;          // of H = J^T J
   std::vector<double> theta;        // the p smallest Ritz values, increasing
   Eigen::MatrixXd camera;           // n_c x p: camera parts of the Ritz vectors (full-space orthonormal)
 };
@@ -59,7 +58,7 @@ constexpr double kNullSpaceShift = 1e-12;
 // `shifted`: a Cholesky of D S D + mu I already factorized, d the diagonal
 // of D.
 bool FindNearNullSpace(const LandmarkFactorization& f, SparseCameraCholesky* shifted, const std::vector<double>& d,
-                       double lambda_max, int p, NearNullSpace* result, std::string* error);
+                       int p, NearNullSpace* result, std::string* error);
 
 // v_c -> v_c + sum_l K_l^T K_l v_c for the d columns of v (n_c x d): the
 // camera part of T^-T n for a null-space vector n = [n_c; -K n_c].

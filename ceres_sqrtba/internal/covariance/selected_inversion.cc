@@ -18,7 +18,7 @@ constexpr int64_t kPanel = 96;  // columns per task of the dense diagonal blocks
 // lower triangle only: panel by panel of columns, each L[j:, j:] X = I[j:,
 // panel], in parallel (each panel's arithmetic is the same for any thread
 // count). n^3 / 3 flops.
-void TriangularInverseImpl(const double* l, int64_t ldl, int64_t n, double* x, int64_t ldx, ParallelContext* context) {
+void TriangularInverse(const double* l, int64_t ldl, int64_t n, double* x, int64_t ldx, ParallelContext* context) {
   const int panels = static_cast<int>((n + kPanel - 1) / kPanel);
   auto panel = [&](int p) {
     const int64_t j = p * kPanel, b = std::min(kPanel, n - j);
@@ -42,7 +42,7 @@ void TriangularInverseImpl(const double* l, int64_t ldl, int64_t n, double* x, i
 // columns in increasing order (panel j's result needs only columns >= j,
 // which later panels overwrite), each split by rows over the threads.
 // n^3 / 3 flops.
-void InverseGramImpl(int64_t n, double* x, int64_t ldx, ParallelContext* context) {
+void InverseGram(int64_t n, double* x, int64_t ldx, ParallelContext* context) {
   Matrix copy;
   for (int64_t j = 0; j < n; j += kPanel) {
     const int64_t b = std::min(kPanel, n - j);
@@ -71,15 +71,6 @@ void InverseGramImpl(int64_t n, double* x, int64_t ldx, ParallelContext* context
 }
 
 }  // namespace
-
-void SelectedInverse::TriangularInverse(const double* l, int64_t ldl, int64_t n, double* x, int64_t ldx,
-                                        ParallelContext* context) {
-  TriangularInverseImpl(l, ldl, n, x, ldx, context);
-}
-
-void SelectedInverse::InverseGram(int64_t /*nr*/, int64_t n, double* x, int64_t ldx, ParallelContext* context) {
-  InverseGramImpl(n, x, ldx, context);
-}
 
 int64_t SelectedInverse::RequiredBytes(int64_t factor_values, int64_t n) { return 8 * factor_values + 16 * n; }
 
@@ -149,7 +140,7 @@ bool SelectedInverse::Compute(const SupernodalFactor& factor, ParallelContext* c
       z.bottomRows(m) = -z_ij;
     }
     // Z_JJ = L_JJ^-T L_JJ^-1 (- U^T Z_IJ), its lower triangle.
-    InverseGram(nr, ns, z.data(), nr, context);
+    InverseGram(ns, z.data(), nr, context);
     if (m > 0) z.topRows(ns).triangularView<Eigen::Lower>() += u.transpose() * z_ij;
   }
   return true;

@@ -70,9 +70,6 @@ class SelectedInverse {
   int64_t n() const { return f_.n; }
 
  private:
-  static void TriangularInverse(const double* l, int64_t ldl, int64_t n, double* x, int64_t ldx,
-                                ParallelContext* context);
-  static void InverseGram(int64_t nr, int64_t n, double* x, int64_t ldx, ParallelContext* context);
   // Position of row `row` among supernode t's rows, or -1.
   int64_t Position(int64_t t, int64_t row) const;
 
