@@ -8,7 +8,12 @@ packages=(
   # outside the clone
   ninja-build ccache
   libceres-dev libeigen3-dev libgoogle-glog-dev libgflags-dev
-  libsuitesparse-dev libtbb-dev libgtest-dev libbenchmark-dev libbz2-dev
+  libsuitesparse-dev liblapack-dev libblas-dev
+  # an optimized BLAS and LAPACK behind libblas.so.3 / liblapack.so.3, for
+  # CHOLMOD and the covariance's dense blocks (Debian's own alternatives
+  # otherwise pick ATLAS's generic build or the reference BLAS)
+  libopenblas0-pthread
+  libtbb-dev libgtest-dev libbenchmark-dev libbz2-dev
   python3 python3-matplotlib
   # scripts/build_ceres22.sh: the Ceres 2.2 source tarball
   xz-utils

@@ -307,7 +307,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
       return false;
     }
     statistics_.factor_values = l.value_begin[l.num_supernodes];
-    if (!z.Compute(l, context_.get(), error)) return false;
+    if (!z.Compute(l, error)) return false;
   }
   // G v for camera vectors (columns of v), the held coordinates zero.
   auto apply_g = [&](Matrix* v) -> bool {
@@ -431,25 +431,32 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   values->assign(static_cast<size_t>(std::max<int64_t>(1, offsets->back())), 0.0);
   std::vector<char> failed(requests.size(), 0);
   context_->For(static_cast<int>(requests.size()), 16, [&](int rb, int re) {
+    std::vector<double> g_storage;  // one buffer per chunk: a long track's G is (6 k)^2 doubles
     for (int r = rb; r < re; ++r) {
       if (is_undetermined[requests[r].first] || is_undetermined[requests[r].second]) continue;
+      const bool same = requests[r].first == requests[r].second;
       const Side a = make_side(requests[r].first);
-      const Side b = make_side(requests[r].second);
+      const Side b = same ? Side() : make_side(requests[r].second);
+      const Side& bs = same ? a : b;
       int rows_a = 0, cols_b = 0;
       for (int c : a.cameras) rows_a += camera_offset[c + 1] - camera_offset[c];
-      for (int c : b.cameras) cols_b += camera_offset[c + 1] - camera_offset[c];
-      Matrix g(rows_a, cols_b);
+      for (int c : bs.cameras) cols_b += camera_offset[c + 1] - camera_offset[c];
+      if (g_storage.size() < static_cast<size_t>(rows_a) * cols_b) g_storage.resize(static_cast<size_t>(rows_a) * cols_b);
+      Eigen::Map<Matrix> g(g_storage.data(), rows_a, cols_b);
       int row = 0;
       bool ok = true;
-      for (int c1 : a.cameras) {
+      for (size_t i1 = 0; i1 < a.cameras.size(); ++i1) {
+        const int c1 = a.cameras[i1];
         int col = 0;
-        for (int c2 : b.cameras) {
+        for (size_t i2 = 0; i2 < bs.cameras.size(); ++i2) {
+          const int c2 = bs.cameras[i2];
           const int f1 = camera_offset[c1 + 1] - camera_offset[c1], f2 = camera_offset[c2 + 1] - camera_offset[c2];
+          if (same && i2 > i1) break;  // the upper blocks: mirrored below
           const bool any_fixed = drop > 0 && (std::any_of(&fixed[camera_offset[c1]], &fixed[camera_offset[c1]] + f1,
                                                           [](char x) { return x != 0; }) ||
                                               std::any_of(&fixed[camera_offset[c2]], &fixed[camera_offset[c2]] + f2,
                                                           [](char x) { return x != 0; }));
-          if (c1 == c2 || any_fixed ||
+          if (any_fixed ||
               !z.Block(camera_offset[c1], f1, camera_offset[c2], f2, &g(row, col), static_cast<int>(g.rows()))) {
             for (int i = camera_offset[c1]; i < camera_offset[c1 + 1] && ok; ++i) {
               for (int j = camera_offset[c2]; j < camera_offset[c2 + 1] && ok; ++j) {
@@ -457,26 +464,34 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
               }
             }
           }
-          col += camera_offset[c2 + 1] - camera_offset[c2];
+          col += f2;
         }
         row += camera_offset[c1 + 1] - camera_offset[c1];
+      }
+      if (same) {
+        // G is symmetric: its upper triangle from the lower one (the same
+        // bits, and half the reads of the inverse, which dominate this pass).
+        for (int j = 1; j < cols_b; ++j) {
+          for (int i = 0; i < j; ++i) g(i, j) = g(j, i);
+        }
       }
       if (!ok) {
         failed[r] = 1;
         continue;
       }
-      Matrix block = a.minus_k * g * b.minus_k.transpose();
-      if (a.parameter == b.parameter && a.group >= 0) {
+      const Matrix ag = a.minus_k * g;
+      Matrix block = ag * bs.minus_k.transpose();
+      if (same && a.group >= 0) {
         RowMatrix c(a.size, a.size);
         f.LandmarkInverse(a.group, c.data());
         block += c;
       }
       if (drop > 0) {
-        const Matrix na = n_rows(a), nb = n_rows(b), ya = y_rows(a), yb = y_rows(b);
+        const Matrix na = n_rows(a), nb = n_rows(bs), ya = y_rows(a), yb = y_rows(bs);
         block -= na * yb.transpose() + ya * nb.transpose();
         block += na * nty * nb.transpose();
       }
-      Eigen::Map<RowMatrix>(values->data() + (*offsets)[r], a.size, b.size) = block;
+      Eigen::Map<RowMatrix>(values->data() + (*offsets)[r], a.size, bs.size) = block;
     }
   });
   if (std::find(failed.begin(), failed.end(), 1) != failed.end()) {

@@ -23,11 +23,12 @@
 // other blocks (far-apart cameras) are columns of S^-1 from solves.
 //
 // The cost is about twice the numeric factorization's (per supernode the
-// triangular inverse of L_JJ, its Gram matrix, and the products with Z_II);
-// the supernodes run in a fixed order, a large supernode's dense blocks in
-// panels on the threads, so the result does not depend on the number of
-// threads. Only lower triangles of the diagonal blocks are kept (Entry and
-// Block read those).
+// triangular inverse of L_JJ, its Gram matrix, and the products with Z_II),
+// in the same BLAS and LAPACK as CHOLMOD's factorization
+// (common/dense_blas.h: dtrtri, dlauum, dtrmm, dsymm, dgemm), so with the
+// BLAS's threads; the supernodes run in a fixed order from one thread, so
+// the result does not depend on the options' number of threads. Only lower
+// triangles of the diagonal blocks are read (Entry and Block read those).
 #ifndef CERES_SQRTBA_INTERNAL_COVARIANCE_SELECTED_INVERSION_H_
 #define CERES_SQRTBA_INTERNAL_COVARIANCE_SELECTED_INVERSION_H_
 
@@ -36,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/direct/sparse_cholesky.h"
 
 namespace ceres_sqrtba {
@@ -51,10 +52,7 @@ class SelectedInverse {
   // Computes Z from `factor`, which must stay valid while this object is
   // used. False, with the reason, when the factor's pattern is not what the
   // recurrence needs (unsorted rows, an entry of Z_II off the pattern).
-  // context (optional): the dense diagonal blocks of large supernodes
-  // (their inverse and Gram matrix, n^3 / 3 flops each) in panels on its
-  // threads, every panel's arithmetic the same for any thread count.
-  bool Compute(const SupernodalFactor& factor, ParallelContext* context, std::string* error);
+  bool Compute(const SupernodalFactor& factor, std::string* error);
 
   // S^-1(i, j) in S's own (unpermuted) numbering; false when the entry is
   // not on the factor's pattern.
@@ -62,9 +60,11 @@ class SelectedInverse {
 
   // The block S^-1(i0 .. i0+ni, j0 .. j0+nj) into out (ni x nj,
   // column-major, leading dimension ld) when both ranges are contiguous and
-  // increasing in the factor's order (a camera's columns are) and do not
-  // overlap, and the block is on the pattern: one search per column instead
-  // of one per entry. False otherwise (out then undefined).
+  // increasing in the factor's order (a camera's columns are) and either do
+  // not overlap or are the same (a diagonal block, both triangles written),
+  // and the block is on the pattern: one search per column instead of one
+  // per entry (none in a supernode whose rows are contiguous, as a dense
+  // one's are). False otherwise (out then undefined).
   bool Block(int64_t i0, int ni, int64_t j0, int nj, double* out, int ld) const;
 
   int64_t n() const { return f_.n; }
@@ -76,7 +76,8 @@ class SelectedInverse {
   SupernodalFactor f_;
   std::vector<int64_t> supernode_of_;  // per permuted column
   std::vector<int64_t> inverse_perm_;  // original index -> permuted
-  std::unique_ptr<double[]> z_;        // laid out as the factor's values
+  std::vector<char> contiguous_;       // per supernode: its rows are consecutive
+  std::unique_ptr<double[], FreeDeleter> z_;  // laid out as the factor's values
 };
 
 }  // namespace internal
