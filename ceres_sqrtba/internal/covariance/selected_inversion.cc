@@ -21,6 +21,16 @@ int64_t SelectedInverse::Position(int64_t t, int64_t row) const {
   return it != last && *it == row ? it - first : -1;
 }
 
+const double* SelectedInverse::ColumnSegment(int64_t column, int64_t row0, int rows) const {
+  const int64_t t = supernode_of_[column];
+  const int64_t position = Position(t, row0);
+  const int64_t count = f_.row_begin[t + 1] - f_.row_begin[t];
+  if (position < 0 || position + rows > count || f_.rows[f_.row_begin[t] + position + rows - 1] != row0 + rows - 1) {
+    return nullptr;
+  }
+  return z_.get() + f_.value_begin[t] + (column - f_.super[t]) * count + position;
+}
+
 bool SelectedInverse::Compute(const SupernodalFactor& factor, std::string* error) {
   f_ = factor;
   const int64_t n = f_.n;
@@ -87,7 +97,7 @@ bool SelectedInverse::Compute(const SupernodalFactor& factor, std::string* error
         for (int64_t a = b; a < m; ++a) {
           // The rows of both are sorted: a linear merge, with a search
           // only where the ancestor's rows skip ahead.
-          if (trows[position] != below[a]) {
+          if (position >= ld || trows[position] != below[a]) {
             const int64_t* it = std::lower_bound(trows + position, trows + ld, below[a]);
             if (it == trows + ld || *it != below[a]) {
               *error = "an entry of the inverse needed by the selected inversion is off the factor's pattern";
@@ -95,7 +105,7 @@ bool SelectedInverse::Compute(const SupernodalFactor& factor, std::string* error
             }
             position = it - trows;
           }
-          z_ii(a, b) = zc[position];
+          z_ii(a, b) = zc[position++];
         }
       }
       // U = L_IJ L_JJ^-1, W = Z_II U, Z_IJ = -W.
@@ -133,17 +143,9 @@ bool SelectedInverse::Block(int64_t i0, int ni, int64_t j0, int nj, double* out,
     // A diagonal block: its lower triangle in the factor's order, both
     // triangles out.
     for (int k = 0; k < nj; ++k) {
-      const int64_t column = pj + k;
-      const int64_t t = supernode_of_[column];
-      const int64_t position = Position(t, column);
-      const int64_t count = f_.row_begin[t + 1] - f_.row_begin[t];
-      const int rows = nj - k;
-      if (position < 0 || position + rows > count ||
-          f_.rows[f_.row_begin[t] + position + rows - 1] != column + rows - 1) {
-        return false;
-      }
-      const double* z = z_.get() + f_.value_begin[t] + (column - f_.super[t]) * count + position;
-      for (int r = 0; r < rows; ++r) out[k + r + k * ld] = out[k + (k + r) * ld] = z[r];
+      const double* z = ColumnSegment(pj + k, pj + k, nj - k);
+      if (z == nullptr) return false;
+      for (int r = 0; r < nj - k; ++r) out[k + r + k * ld] = out[k + (k + r) * ld] = z[r];
     }
     return true;
   }
@@ -152,14 +154,8 @@ bool SelectedInverse::Block(int64_t i0, int ni, int64_t j0, int nj, double* out,
   const int64_t row0 = below ? pi : pj, column0 = below ? pj : pi;
   const int rows = below ? ni : nj, columns = below ? nj : ni;
   for (int k = 0; k < columns; ++k) {
-    const int64_t column = column0 + k;
-    const int64_t t = supernode_of_[column];
-    const int64_t position = Position(t, row0);
-    const int64_t count = f_.row_begin[t + 1] - f_.row_begin[t];
-    if (position < 0 || position + rows > count || f_.rows[f_.row_begin[t] + position + rows - 1] != row0 + rows - 1) {
-      return false;
-    }
-    const double* z = z_.get() + f_.value_begin[t] + (column - f_.super[t]) * count + position;
+    const double* z = ColumnSegment(column0 + k, row0, rows);
+    if (z == nullptr) return false;
     for (int r = 0; r < rows; ++r) {
       if (below) {
         out[r + k * ld] = z[r];

@@ -72,6 +72,9 @@ class SelectedInverse {
  private:
   // Position of row `row` among supernode t's rows, or -1.
   int64_t Position(int64_t t, int64_t row) const;
+  // Z's entries (row0 .. row0 + rows, column) in the factor's order, or
+  // nullptr when they are not all on the pattern, consecutive.
+  const double* ColumnSegment(int64_t column, int64_t row0, int rows) const;
 
   SupernodalFactor f_;
   std::vector<int64_t> supernode_of_;  // per permuted column
