@@ -54,6 +54,7 @@ struct RandomProblemConfig {
   int num_cameras = 4;
   int camera_size = 6;
   int intrinsics_size = 0;    // > 0: one shared intrinsics block per 2 cameras
+  std::vector<int> intrinsics_sizes;  // if not empty: their sizes, cycled (intrinsics_size unused)
   int num_landmarks = 10;
   std::vector<int> landmark_sizes = {3};  // cycled
   int residual_size = 2;
@@ -88,13 +89,17 @@ inline RandomProblem MakeRandomProblem(const RandomProblemConfig& c) {
     p.landmarks.push_back(random_vector(c.landmark_sizes[i % c.landmark_sizes.size()]));
   }
   for (int i = 0; i < c.num_cameras; ++i) p.cameras.push_back(random_vector(c.camera_size));
-  if (c.intrinsics_size > 0) {
-    for (int i = 0; i < (c.num_cameras + 1) / 2; ++i) p.intrinsics.push_back(random_vector(c.intrinsics_size));
+  if (c.intrinsics_size > 0 || !c.intrinsics_sizes.empty()) {
+    for (int i = 0; i < (c.num_cameras + 1) / 2; ++i) {
+      const int size = c.intrinsics_sizes.empty() ? c.intrinsics_size
+                                                   : c.intrinsics_sizes[i % c.intrinsics_sizes.size()];
+      p.intrinsics.push_back(random_vector(size));
+    }
   }
   // Landmark blocks first, so that problem order is landmarks then cameras.
   for (auto& l : p.landmarks) p.problem->AddParameterBlock(l.data(), static_cast<int>(l.size()));
   for (auto& cam : p.cameras) p.problem->AddParameterBlock(cam.data(), c.camera_size);
-  for (auto& in : p.intrinsics) p.problem->AddParameterBlock(in.data(), c.intrinsics_size);
+  for (auto& in : p.intrinsics) p.problem->AddParameterBlock(in.data(), static_cast<int>(in.size()));
   std::uniform_int_distribution<int> nobs(c.min_observations, c.max_observations);
   for (int l = 0; l < c.num_landmarks; ++l) {
     int k = std::min(nobs(rng), c.num_cameras);
@@ -107,8 +112,8 @@ inline RandomProblem MakeRandomProblem(const RandomProblemConfig& c) {
     for (int cam : cams) {
       std::vector<int> sizes = {c.camera_size, static_cast<int>(p.landmarks[l].size())};
       std::vector<double*> blocks = {p.cameras[cam].data(), p.landmarks[l].data()};
-      if (c.intrinsics_size > 0) {
-        sizes.push_back(c.intrinsics_size);
+      if (!p.intrinsics.empty()) {
+        sizes.push_back(static_cast<int>(p.intrinsics[cam / 2].size()));
         blocks.push_back(p.intrinsics[cam / 2].data());
       }
       p.problem->AddResidualBlock(new RandomLinearCost(c.residual_size, sizes, &rng), nullptr, blocks);

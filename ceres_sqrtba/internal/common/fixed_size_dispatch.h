@@ -15,6 +15,13 @@
 // uses in practice, and any other shape takes the kernel's dynamic version,
 // so users' builds stay fast and no problem is refused.
 //
+// Two camera items. COLMAP's residual blocks have two variable camera
+// blocks, the pose and the intrinsics its images share (BlockSizes::f2). The
+// product, which runs every PCG iteration, has fixed-size versions for the
+// shapes COLMAP's bundle adjuster builds (DispatchProductSizes); the kernels
+// that run once per iteration or per solve take their dynamic versions for
+// them (DispatchBlockSizes never matches f2 > 0).
+//
 // Why results stay deterministic. A fixed-size kernel sums in an order fixed
 // by the sizes alone (not by alignment, thread count or data), so the same
 // problem gives the same bits on every run. The fixed and the dynamic version
@@ -53,27 +60,35 @@ namespace internal {
 constexpr int kDynamic = Eigen::Dynamic;
 
 // Runtime sizes; kDynamic where a size varies (a group that is not uniform).
+// f2: the tangent size of a residual block's second camera item, 0 when it
+// has one (COLMAP's residuals have two: the pose, then the shared
+// intrinsics; f is then the first item's size, and the row holds f + f2
+// camera columns).
 struct BlockSizes {
   int row = kDynamic;
   int e = kDynamic;
   int f = kDynamic;
+  int f2 = 0;
 };
 
 inline bool operator==(const BlockSizes& a, const BlockSizes& b) {
-  return a.row == b.row && a.e == b.e && a.f == b.f;
+  return a.row == b.row && a.e == b.e && a.f == b.f && a.f2 == b.f2;
 }
 
 // Compile-time sizes. A kDynamic component of a listed entry matches any
 // runtime size (the camera-only list); kFixed is false only for the fallback.
-template <int kRowSize, int kESize, int kFSize>
+// kF2 (the second camera item, 0: none) always matches exactly, so a group
+// with two camera items per residual block never takes a one-item kernel.
+template <int kRowSize, int kESize, int kFSize, int kF2Size = 0>
 struct FixedSizes {
   static constexpr int kRow = kRowSize;
   static constexpr int kE = kESize;
   static constexpr int kF = kFSize;
+  static constexpr int kF2 = kF2Size;
   static constexpr bool kFixed = kRow != kDynamic || kE != kDynamic || kF != kDynamic;
   static constexpr bool Matches(const BlockSizes& s) {
     return (kRow == kDynamic || kRow == s.row) && (kE == kDynamic || kE == s.e) &&
-           (kF == kDynamic || kF == s.f);
+           (kF == kDynamic || kF == s.f) && kF2 == s.f2;
   }
 };
 using DynamicSizes = FixedSizes<kDynamic, kDynamic, kDynamic>;
@@ -88,6 +103,15 @@ struct SizesList {};
 using FixedBlockSizesList = SizesList<FixedSizes<2, 3, 9>, FixedSizes<2, 3, 6>, FixedSizes<2, 3, 7>>;
 // Kernels over camera columns alone (f): the above and 3-parameter blocks
 // (a shared intrinsics block f, k1, k2).
+// The product kernels (projected_product_kernels.h), which run every PCG
+// iteration, also take residual blocks with two camera items: COLMAP's pose
+// (6 tangent columns) and the shared intrinsics as its bundle adjuster
+// refines them by default (principal point held), f2 the largest among a
+// landmark's observations: 1 = SIMPLE_PINHOLE, 2 = SIMPLE_RADIAL (COLMAP's
+// default model) or PINHOLE, 3 = RADIAL, 4 = SIMPLE_RADIAL or PINHOLE with
+// the principal point refined, 6 = OPENCV or OPENCV_FISHEYE.
+using FixedTwoCameraSizesList = SizesList<FixedSizes<2, 3, 6, 2>, FixedSizes<2, 3, 6, 6>, FixedSizes<2, 3, 6, 1>,
+                                          FixedSizes<2, 3, 6, 3>, FixedSizes<2, 3, 6, 4>>;
 using FixedCameraSizesList =
     SizesList<FixedSizes<kDynamic, kDynamic, 9>, FixedSizes<kDynamic, kDynamic, 6>,
               FixedSizes<kDynamic, kDynamic, 7>, FixedSizes<kDynamic, kDynamic, 3>>;
@@ -105,6 +129,9 @@ decltype(auto) Dispatch(SizesList<First, Rest...>, const BlockSizes& sizes, Fn& 
   return Dispatch(SizesList<Rest...>(), sizes, fn);
 }
 
+template <typename... A, typename... B>
+SizesList<A..., B...> Concatenate(SizesList<A...>, SizesList<B...>);
+
 }  // namespace fixed_size_dispatch
 
 // fn(FixedSizes<row, e, f>()) for a listed (row, e, f), fn(DynamicSizes())
@@ -112,6 +139,18 @@ decltype(auto) Dispatch(SizesList<First, Rest...>, const BlockSizes& sizes, Fn& 
 template <typename Fn>
 decltype(auto) DispatchBlockSizes(const BlockSizes& sizes, Fn&& fn) {
   return fixed_size_dispatch::Dispatch(FixedBlockSizesList(), sizes, fn);
+}
+
+// The product's list: both of the above.
+using FixedProductSizesList =
+    decltype(fixed_size_dispatch::Concatenate(FixedBlockSizesList(), FixedTwoCameraSizesList()));
+
+// fn(FixedSizes<row, e, f, f2>()) for a shape of FixedProductSizesList (f2 >
+// 0: two camera items), fn(DynamicSizes()) otherwise. The product kernels
+// only: every other kernel dispatches with DispatchBlockSizes.
+template <typename Fn>
+decltype(auto) DispatchProductSizes(const BlockSizes& sizes, Fn&& fn) {
+  return fixed_size_dispatch::Dispatch(FixedProductSizesList(), sizes, fn);
 }
 
 // fn(FixedSizes<kDynamic, kDynamic, f>()) for a listed camera size f,

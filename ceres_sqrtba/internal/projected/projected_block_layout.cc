@@ -40,13 +40,18 @@ void ProjectedBlockLayout::FindRuns() {
   ProjectedBlockLayout& l = *this;
   const int n = static_cast<int>(l.order.size());
   l.item_offset.resize(l.items.size());
-  for (size_t i = 0; i < l.items.size(); ++i) l.item_offset[i] = l.items[i].offset;
+  l.item_size.resize(l.items.size());
+  for (size_t i = 0; i < l.items.size(); ++i) {
+    l.item_offset[i] = l.items[i].offset;
+    l.item_size[i] = l.items[i].size;
+  }
   l.position_observations.resize(n);
   l.run_length.assign(n, 0);
-  // A group that may join a run: uniform with listed sizes, with cameras.
+  // A group that may join a run: uniform with sizes the product lists, with
+  // cameras.
   auto listed = [&](int g) {
     bool fixed = false;
-    DispatchBlockSizes(l.uniform_sizes[g], [&](auto f) { fixed = decltype(f)::kFixed; });
+    DispatchProductSizes(l.uniform_sizes[g], [&](auto f) { fixed = decltype(f)::kFixed; });
     return fixed && l.camera_width[g] > 0;
   };
   for (int p = n - 1; p >= 0; --p) {
@@ -122,13 +127,23 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
         }
       }
       seg.item_end = static_cast<int>(items.size());
-      if (seg.item_end - seg.item_begin != 1) {
+      // Uniform: one camera item per residual block, all of one size; or
+      // two, the first all of one size, the second of any (f2 is their
+      // largest: header comment).
+      const int num_items = seg.item_end - seg.item_begin;
+      if (num_items != 1 && num_items != 2) {
         uniform = false;
-      } else if (k == group.residual_begin) {
-        sizes.row = seg.rows;
-        sizes.f = items[seg.item_begin].size;
       } else {
-        uniform = uniform && seg.rows == sizes.row && items[seg.item_begin].size == sizes.f;
+        const int f = items[seg.item_begin].size;
+        const int f2 = num_items == 2 ? items[seg.item_begin + 1].size : 0;
+        if (k == group.residual_begin) {
+          sizes.row = seg.rows;
+          sizes.f = f;
+          sizes.f2 = f2;
+        } else {
+          uniform = uniform && seg.rows == sizes.row && f == sizes.f && (f2 > 0) == (sizes.f2 > 0);
+          sizes.f2 = std::max(sizes.f2, f2);
+        }
       }
       segments.push_back(seg);
       width = std::max(width, col);
@@ -140,7 +155,7 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
     camera_width[g] = width;
     landmark_size[g] = d;
     uniform_sizes[g] = uniform ? sizes : BlockSizes();
-    DCHECK(!uniform || width == sizes.f);
+    DCHECK(!uniform || width == sizes.f + sizes.f2);
     hot += static_cast<int64_t>(row) * (width + d);
     cold += static_cast<int64_t>(row) * (d + 1);
     rr += static_cast<int64_t>(d) * d;

@@ -14,7 +14,16 @@
 // tangent size f, and its landmark has tangent size e. Then its hot rows are
 // one (row x (f + e)) slab per observation, back to back, and the kernels of
 // projected_*_kernels.h can run at sizes fixed at compile time
-// (fixed_size_dispatch.h); BAL's groups are all uniform with (2, 3, 9).
+// (fixed_size_dispatch.h); BAL's groups are all uniform with (2, 3, 9). A
+// group whose residual blocks all have two variable cameras, the first of
+// one size f and the second of any size up to f2, is uniform with
+// (row, e, f, f2): its slabs are row x (f + f2 + e), a residual block whose
+// second camera is smaller than f2 zero-padded (the writer pads every row to
+// camera_width), and its items two per observation. That is COLMAP's pose
+// and intrinsics, (2, 3, 6, 2) for SIMPLE_RADIAL, and (2, 3, 6, 6) for a
+// landmark seen by an OPENCV camera and by SIMPLE_RADIAL ones. Only the
+// product has fixed-size kernels for those (DispatchProductSizes); the
+// other kernels take their dynamic versions.
 //
 // Storage order. The offsets place the groups in `order`: the group index
 // order when the layout is built, and after PlaceInShapeOrder(partition)
@@ -95,14 +104,15 @@ struct ProjectedBlockLayout {
   // its group: entry_items[entry_item_begin[e], entry_item_begin[e + 1]).
   std::vector<int> entry_item_begin;
   std::vector<int> entry_items;
-  // Per group: its sizes (row, e, f) if it is uniform (header comment), all
-  // kDynamic otherwise. The kernels dispatch on them.
+  // Per group: its sizes (row, e, f, f2) if it is uniform (header comment),
+  // BlockSizes() otherwise. The kernels dispatch on them.
   std::vector<BlockSizes> uniform_sizes;
   // Runs, for the product (MultiplyNormalRun, projected_product_kernels.h): per
   // storage position p, how many positions from p on up to the end of its
   // run, a run being neighbours in storage whose groups are uniform with the
-  // same listed sizes (fixed_size_dispatch.h); 0 for the other groups. A run
-  // crosses chunk boundaries; a pass over a range of positions cuts it.
+  // same sizes of the product's list (DispatchProductSizes,
+  // fixed_size_dispatch.h); 0 for the other groups. A run crosses chunk
+  // boundaries; a pass over a range of positions cuts it.
   std::vector<int> run_length;
   // Per storage position: the number of observations (residual blocks) of
   // the group stored there.
@@ -110,6 +120,9 @@ struct ProjectedBlockLayout {
   // Per item: items[i].offset, the camera offsets alone (4 bytes per
   // observation, where the items take 24), in the items' (storage) order.
   std::vector<int> item_offset;
+  // Per item: items[i].size, likewise (the product's two-item kernels read
+  // the second item's size per observation).
+  std::vector<int> item_size;
   // Per entry of ProblemStructure::residual_parameters: compact camera column,
   // kLandmark or kConstant.
   std::vector<int> column;
@@ -128,7 +141,7 @@ struct ProjectedBlockLayout {
            VectorBytes(cold_offset) + VectorBytes(r_offset) + VectorBytes(segment_begin) + VectorBytes(segment_end) + VectorBytes(segments) +
            VectorBytes(items) + VectorBytes(entry_item_begin) + VectorBytes(entry_items) +
            VectorBytes(uniform_sizes) + VectorBytes(run_length) + VectorBytes(position_observations) +
-           VectorBytes(item_offset) + VectorBytes(column) + VectorBytes(work);
+           VectorBytes(item_offset) + VectorBytes(item_size) + VectorBytes(column) + VectorBytes(work);
   }
   // Scalars per hot row of group g: compact camera columns, then Q1's row.
   int hot_stride(int g) const { return camera_width[g] + landmark_size[g]; }

@@ -47,7 +47,14 @@ BlockSizes Dispatched(const BlockSizes& sizes, bool* fixed) {
   return DispatchBlockSizes(sizes, [&](auto s) {
     using S = decltype(s);
     *fixed = S::kFixed;
-    return BlockSizes{S::kRow, S::kE, S::kF};
+    return BlockSizes{S::kRow, S::kE, S::kF, S::kF2};
+  });
+}
+BlockSizes DispatchedToProduct(const BlockSizes& sizes, bool* fixed) {
+  return DispatchProductSizes(sizes, [&](auto s) {
+    using S = decltype(s);
+    *fixed = S::kFixed;
+    return BlockSizes{S::kRow, S::kE, S::kF, S::kF2};
   });
 }
 
@@ -67,6 +74,32 @@ TEST(FixedSizeDispatch, OtherBlockSizesTakeTheDynamicKernel) {
     bool fixed = true;
     EXPECT_TRUE(Dispatched(sizes, &fixed) == dynamic);
     EXPECT_FALSE(fixed) << sizes.row << "," << sizes.e << "," << sizes.f;
+  }
+}
+
+// Two camera items per residual block (COLMAP's pose and intrinsics): the
+// product's list has them, the other kernels' does not; the product takes
+// every one-item shape the others take.
+TEST(FixedSizeDispatch, TwoCameraItemsTakeTheFixedProductOnly) {
+  const BlockSizes dynamic{kDynamic, kDynamic, kDynamic};
+  for (const BlockSizes& sizes : {BlockSizes{2, 3, 6, 1}, BlockSizes{2, 3, 6, 2}, BlockSizes{2, 3, 6, 3},
+                                  BlockSizes{2, 3, 6, 4}, BlockSizes{2, 3, 6, 6}}) {
+    bool fixed = false;
+    EXPECT_TRUE(DispatchedToProduct(sizes, &fixed) == sizes);
+    EXPECT_TRUE(fixed) << sizes.f << "+" << sizes.f2;
+    EXPECT_TRUE(Dispatched(sizes, &fixed) == dynamic);
+    EXPECT_FALSE(fixed) << sizes.f << "+" << sizes.f2;
+  }
+  for (const BlockSizes& sizes : {BlockSizes{2, 3, 6, 5}, BlockSizes{2, 3, 9, 2}, BlockSizes{2, 4, 6, 2},
+                                  BlockSizes{3, 3, 6, 2}}) {
+    bool fixed = true;
+    EXPECT_TRUE(DispatchedToProduct(sizes, &fixed) == dynamic);
+    EXPECT_FALSE(fixed) << sizes.row << "," << sizes.e << "," << sizes.f << "+" << sizes.f2;
+  }
+  for (const BlockSizes& sizes : {BlockSizes{2, 3, 9}, BlockSizes{2, 3, 6}, BlockSizes{2, 3, 7}}) {
+    bool fixed = false;
+    EXPECT_TRUE(DispatchedToProduct(sizes, &fixed) == sizes);
+    EXPECT_TRUE(fixed);
   }
 }
 
@@ -118,11 +151,40 @@ TEST(ProjectedBlockLayout, UniformSizes) {
     KernelProblem problem(UniformConfig(sizes.row, sizes.e, sizes.f, 7));
     for (const BlockSizes& u : problem.layout->uniform_sizes) EXPECT_TRUE(u == sizes);
   }
-  // Two cameras (pose, shared intrinsics) per residual block: not uniform.
+  // Two cameras (pose, shared intrinsics) per residual block: uniform with
+  // the second item's size; and not uniform when some residual blocks have
+  // one (a constant pose) and the others two.
   testing::RandomProblemConfig c = UniformConfig(2, 3, 6, 8);
   c.intrinsics_size = 3;
   KernelProblem two_cameras(c);
-  for (const BlockSizes& u : two_cameras.layout->uniform_sizes) EXPECT_TRUE(u == BlockSizes());
+  for (const BlockSizes& u : two_cameras.layout->uniform_sizes) EXPECT_TRUE((u == BlockSizes{2, 3, 6, 3}));
+  two_cameras.problem.problem->SetParameterBlockConstant(two_cameras.problem.cameras[0].data());
+  ProblemStructure s;
+  std::string error;
+  ASSERT_EQ(BuildProblemStructure(*two_cameras.problem.problem, nullptr, &s, &error), StructureStatus::kOk) << error;
+  const ProjectedBlockLayout mixed(s);
+  int uniform = 0, other = 0;
+  for (const BlockSizes& u : mixed.uniform_sizes) {
+    EXPECT_TRUE(u == BlockSizes() || (u == BlockSizes{2, 3, 6, 3}));
+    ++(u == BlockSizes() ? other : uniform);
+  }
+  EXPECT_GT(uniform, 0);
+  EXPECT_GT(other, 0);
+  // Intrinsics of sizes 2 and 6 (SIMPLE_RADIAL and OPENCV cameras): uniform
+  // with the largest second item of each group.
+  c = UniformConfig(2, 3, 6, 10);
+  c.intrinsics_sizes = {2, 6};
+  KernelProblem sizes_2_6(c);
+  int with_6 = 0;
+  for (size_t g = 0; g < sizes_2_6.s.groups.size(); ++g) {
+    int largest = 0;
+    for (int sg = sizes_2_6.layout->segment_begin[g]; sg < sizes_2_6.layout->segment_end[g]; ++sg) {
+      largest = std::max(largest, sizes_2_6.layout->items[sizes_2_6.layout->segments[sg].item_begin + 1].size);
+    }
+    EXPECT_TRUE((sizes_2_6.layout->uniform_sizes[g] == BlockSizes{2, 3, 6, largest})) << g;
+    with_6 += largest == 6;
+  }
+  EXPECT_GT(with_6, 0);
   // Each group has its own landmark size.
   c = UniformConfig(2, 3, 9, 9);
   c.landmark_sizes = {1, 2, 3, 4};
@@ -172,9 +234,10 @@ struct RandomRows {
   template <typename S>
   std::vector<Scalar> FixedProduct(int g) {
     const int sb = layout.segment_begin[g], k = layout.segment_end[g] - sb;
-    const int* offsets = layout.item_offset.data() + layout.segments[sb].item_begin;
+    const int first = layout.segments[sb].item_begin;
     return AddedToZero<Scalar>(num_camera_parameters, [&](Scalar* y) {
-      MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h(g), k, offsets, x.data(), y, u.data());
+      MultiplyNormalShape<S>(h(g), k, layout.item_offset.data() + first, layout.item_size.data() + first, x.data(),
+                             y, u.data());
     });
   }
   std::vector<Scalar> DynamicProduct(int g) {
@@ -280,14 +343,17 @@ class ProjectedKernels : public ::testing::Test {};
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(ProjectedKernels, Scalars);
 
-// Calls fn(S(), problem, data) for every listed (row, e, f) shape S, with a
-// problem of uniform groups of that shape and random rows on it: a shape added
-// to the list is tested here without a change.
+// Calls fn(S(), problem, data) for every listed (row, e, f, f2) shape S, with
+// a problem of uniform groups of that shape and random rows on it (f2 > 0: a
+// shared intrinsics block of size f2 as each residual block's second camera
+// item): a shape added to the list is tested here without a change.
 template <typename Scalar, typename Fn, typename... Entries>
 void ForEachListedShape(SizesList<Entries...>, unsigned seed, const Fn& fn) {
   auto run = [&](auto shape) {
     using S = decltype(shape);
-    KernelProblem problem(UniformConfig(S::kRow, S::kE, S::kF, seed));
+    testing::RandomProblemConfig config = UniformConfig(S::kRow, S::kE, S::kF, seed);
+    config.intrinsics_size = S::kF2;
+    KernelProblem problem(config);
     RandomRows<Scalar> data(problem, seed + 1);
     fn(shape, problem, data);
   };
@@ -297,22 +363,23 @@ void ForEachListedShape(SizesList<Entries...>, unsigned seed, const Fn& fn) {
 // "r,e,f" of a listed shape, for messages.
 template <typename S>
 std::string Name() {
-  return std::to_string(S::kRow) + "," + std::to_string(S::kE) + "," + std::to_string(S::kF);
+  return std::to_string(S::kRow) + "," + std::to_string(S::kE) + "," + std::to_string(S::kF) +
+         (S::kF2 > 0 ? "+" + std::to_string(S::kF2) : "");
 }
 
 TYPED_TEST(ProjectedKernels, FixedProductEqualsDynamic) {
-  ForEachListedShape<TypeParam>(FixedBlockSizesList(), 11, [](auto shape, const KernelProblem&,
-                                                               RandomRows<TypeParam>& data) {
+  ForEachListedShape<TypeParam>(FixedProductSizesList(), 11, [](auto shape, const KernelProblem&,
+                                                                 RandomRows<TypeParam>& data) {
     using S = decltype(shape);
     const ProjectedBlockLayout& layout = data.layout;
     int compared = 0;
     for (int g = 0; g < static_cast<int>(layout.rows.size()); ++g) {
-      ASSERT_TRUE((layout.uniform_sizes[g] == BlockSizes{S::kRow, S::kE, S::kF})) << Name<S>();
+      ASSERT_TRUE((layout.uniform_sizes[g] == BlockSizes{S::kRow, S::kE, S::kF, S::kF2})) << Name<S>();
       const std::vector<TypeParam> fixed = data.template FixedProduct<S>(g);
       const std::vector<TypeParam> dynamic = data.DynamicProduct(g);
       const std::vector<double> b =
           ProductMagnitude(layout, g, data.h(g), data.x.data(), data.num_camera_parameters);
-      const double tolerance = 2 * Gamma<TypeParam>(2 * (S::kF + S::kE + layout.rows[g]) + 4);
+      const double tolerance = 2 * Gamma<TypeParam>(2 * (S::kF + S::kF2 + S::kE + layout.rows[g]) + 4);
       for (int i = 0; i < data.num_camera_parameters; ++i) {
         EXPECT_LE(std::abs(double(fixed[i]) - double(dynamic[i])), tolerance * b[i])
             << Name<S>() << " group " << g << " entry " << i << ": " << fixed[i] << " vs " << dynamic[i];
@@ -321,6 +388,43 @@ TYPED_TEST(ProjectedKernels, FixedProductEqualsDynamic) {
     }
     EXPECT_GT(compared, 0) << Name<S>();
   });
+}
+
+// Two camera items whose second item's size varies within a landmark's
+// observations (intrinsics of sizes 2 and 6, and 1 and 3): the product's
+// fixed kernel at the largest size, zero-padded, within the same bound of the
+// dynamic one, and the dispatch takes it for every group.
+TYPED_TEST(ProjectedKernels, FixedProductOfMixedIntrinsicsEqualsDynamic) {
+  for (const std::vector<int>& intrinsics : {std::vector<int>{2, 6}, std::vector<int>{1, 3}}) {
+    testing::RandomProblemConfig c = UniformConfig(2, 3, 6, 12);
+    c.intrinsics_sizes = intrinsics;
+    c.max_observations = 8;
+    KernelProblem problem(c);
+    RandomRows<TypeParam> data(problem, 13);
+    const ProjectedBlockLayout& layout = data.layout;
+    int mixed = 0;
+    for (int g = 0; g < static_cast<int>(layout.rows.size()); ++g) {
+      bool fixed = false;
+      DispatchedToProduct(layout.uniform_sizes[g], &fixed);
+      ASSERT_TRUE(fixed) << g << ": " << layout.uniform_sizes[g].row << "," << layout.uniform_sizes[g].e << "," << layout.uniform_sizes[g].f << "," << layout.uniform_sizes[g].f2;
+      int smallest = 99;
+      for (int sg = layout.segment_begin[g]; sg < layout.segment_end[g]; ++sg) {
+        smallest = std::min(smallest, layout.items[layout.segments[sg].item_begin + 1].size);
+      }
+      mixed += smallest < layout.uniform_sizes[g].f2;
+      const std::vector<TypeParam> fixed_product = data.GroupProduct(g);
+      const std::vector<TypeParam> dynamic = data.DynamicProduct(g);
+      const std::vector<double> b = ProductMagnitude(layout, g, data.h(g), data.x.data(), data.num_camera_parameters);
+      const double tolerance = 2 * Gamma<TypeParam>(2 * (layout.hot_stride(g) + layout.rows[g]) + 4);
+      for (int i = 0; i < data.num_camera_parameters; ++i) {
+        EXPECT_LE(std::abs(double(fixed_product[i]) - double(dynamic[i])), tolerance * b[i])
+            << "group " << g << " entry " << i << ": " << fixed_product[i] << " vs " << dynamic[i];
+        // Nothing outside the group's cameras.
+        if (b[i] == 0) EXPECT_EQ(fixed_product[i], TypeParam(0)) << "group " << g << " entry " << i;
+      }
+    }
+    EXPECT_GT(mixed, 0) << intrinsics[0] << "," << intrinsics[1];
+  }
 }
 
 TYPED_TEST(ProjectedKernels, FixedGramEqualsDynamic) {
@@ -491,15 +595,17 @@ TYPED_TEST(ProjectedKernels, RightHandSideRowsInFloat) {
 }
 
 // Runs (ProjectedBlockLayout::run_length): on a problem whose landmarks of
-// size 3 give groups of a listed shape and those of size 4 groups of an
-// unlisted one, in group order (runs cut by every size change) and in shape
-// order (runs as long as a chunk's groups of one shape), every run is of one
-// listed shape and ends where the shape changes, and MultiplyNormalRun adds
-// what MultiplyNormalGroup adds group by group, bit for bit, for the whole
-// run and for a run cut after its first group.
-TYPED_TEST(ProjectedKernels, RunsAddWhatGroupsAdd) {
-  using Scalar = TypeParam;
-  testing::RandomProblemConfig config = UniformConfig(2, 3, 9, 43);
+// size 3 give groups of a listed shape (BAL's (2, 3, 9), or COLMAP's pose and
+// intrinsics (2, 3, 6, 2)) and those of size 4 groups of an unlisted one, in
+// group order (runs cut by every size change) and in shape order (runs as
+// long as a chunk's groups of one shape), every run is of one listed shape
+// and ends where the shape changes, and MultiplyNormalRun adds what
+// MultiplyNormalGroup adds group by group, bit for bit, for the whole run and
+// for a run cut after its first group.
+template <typename Scalar>
+void ExpectRunsAddWhatGroupsAdd(int f, int f2) {
+  testing::RandomProblemConfig config = UniformConfig(2, 3, f, 43);
+  config.intrinsics_size = f2;
   config.num_landmarks = 60;
   config.landmark_sizes = {3, 3, 4};
   KernelProblem problem(config);
@@ -513,7 +619,7 @@ TYPED_TEST(ProjectedKernels, RunsAddWhatGroupsAdd) {
     for (int p = 0; p < n; ++p) {
       const int g = layout.order[p];
       bool listed = false;
-      Dispatched(layout.uniform_sizes[g], &listed);
+      DispatchedToProduct(layout.uniform_sizes[g], &listed);
       ASSERT_EQ(layout.run_length[p] > 0, listed) << "position " << p;
       EXPECT_EQ(layout.position_observations[p], layout.segment_end[g] - layout.segment_begin[g]);
       if (!listed) {
@@ -546,13 +652,16 @@ TYPED_TEST(ProjectedKernels, RunsAddWhatGroupsAdd) {
   while (p < n && layout.run_length[p] < 4) ++p;
   ASSERT_LT(p, n);
   const int g = layout.order[p + 2];
-  ASSERT_EQ(layout.uniform_sizes[g], (BlockSizes{2, 3, 9}));
-  layout.uniform_sizes[g] = BlockSizes{2, 3, 6};
+  ASSERT_EQ(layout.uniform_sizes[g], (BlockSizes{2, 3, f, f2}));
+  layout.uniform_sizes[g] = f2 > 0 ? BlockSizes{2, 3, f, 1} : BlockSizes{2, 3, 6};
   layout.FindRuns();
   EXPECT_EQ(layout.run_length[p], 2);
   EXPECT_EQ(layout.run_length[p + 2], 1);
   EXPECT_GT(layout.run_length[p + 3], 0);
 }
+
+TYPED_TEST(ProjectedKernels, RunsAddWhatGroupsAdd) { ExpectRunsAddWhatGroupsAdd<TypeParam>(9, 0); }
+TYPED_TEST(ProjectedKernels, RunsOfTwoCameraItemsAddWhatGroupsAdd) { ExpectRunsAddWhatGroupsAdd<TypeParam>(6, 2); }
 
 // The entry points run the fixed kernels for groups of listed shapes (the
 // same bits), and the dynamic ones for the others.
@@ -575,9 +684,22 @@ TYPED_TEST(ProjectedKernels, GroupEntryPointsDispatch) {
     }
     EXPECT_GT(repeated, 0) << Name<S>();
   });
+  // Two camera items: the fixed product, the dynamic Gram (no fixed one
+  // for those).
+  ForEachListedShape<TypeParam>(FixedTwoCameraSizesList(), 16, [](auto shape, const KernelProblem& problem,
+                                                                   RandomRows<TypeParam>& data) {
+    using S = decltype(shape);
+    for (int g = 0; g < static_cast<int>(problem.s.groups.size()); ++g) {
+      EXPECT_EQ(data.GroupProduct(g), data.template FixedProduct<S>(g)) << Name<S>();
+      for (int e = problem.s.groups[g].camera_begin; e < problem.s.groups[g].camera_end; ++e) {
+        const int n = problem.s.parameter_blocks[problem.s.group_cameras[e]].tangent_size;
+        ExpectSameGram(data.GroupGram(g, e, n), data.DynamicGram(g, e, n), data.layout, g, e, n, data.h(g));
+      }
+    }
+  });
   // Uniform with unlisted sizes, and not uniform.
   testing::RandomProblemConfig two_cameras = UniformConfig(2, 3, 6, 17);
-  two_cameras.intrinsics_size = 3;
+  two_cameras.intrinsics_size = 5;
   for (const testing::RandomProblemConfig& c : {UniformConfig(2, 3, 8, 18), UniformConfig(3, 3, 9, 19), two_cameras}) {
     KernelProblem problem(c);
     RandomRows<TypeParam> data(problem, 20);

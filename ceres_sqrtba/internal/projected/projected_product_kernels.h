@@ -4,10 +4,11 @@
 //
 // Why a header of its own. The product comes in two versions: a fixed-size
 // one for uniform groups (projected_block_layout.h) at the sizes listed in
-// common/fixed_size_dispatch.h, and a dynamic one for every other group. The
-// entry points MultiplyNormalGroup and MultiplyNormalRun choose per group,
-// through DispatchBlockSizes on layout.uniform_sizes, and nothing else picks
-// a size. Both versions are visible here so that projected_kernels_test.cc
+// common/fixed_size_dispatch.h, with one camera item per residual block
+// (BAL) or two (COLMAP's pose and intrinsics), and a dynamic one for every
+// other group. The entry points MultiplyNormalGroup and MultiplyNormalRun
+// choose per group, through DispatchProductSizes on layout.uniform_sizes, and
+// nothing else picks a size. Both versions are visible here so that projected_kernels_test.cc
 // can check one against the other. BAL's shape in float has an SSE2 version
 // (projected_kernels_sse2.h, included first).
 //
@@ -68,15 +69,24 @@ void MultiplyNormalDynamic(const ProjectedBlockLayout& layout, int g, const Scal
   }
 }
 
-// A uniform group of sizes (R, E, F) with k observations (offsets: each
-// observation's camera offset in x and y, in row order): per observation R
-// rows [J (F) | Q1 (E)] back to back. The F-vectors go through Eigen's
-// fixed-size kernels (SIMD packets, summation order fixed by F).
-template <int R, int E, int F, typename Scalar>
-inline void MultiplyNormalFixed(const Scalar* __restrict h, int k, const int* __restrict offsets,
-                                const Scalar* __restrict x, Scalar* __restrict y,
-                                Scalar* __restrict u) {
-  static_assert(R > 0 && E > 0 && F > 0, "a fixed-size kernel needs positive sizes");
+// A uniform group of sizes (R, E, F1, F2) with k observations: per
+// observation R rows [J (F1 + F2) | Q1 (E)] back to back, and its camera
+// items' offsets in x and y (offsets: one per observation in row order for
+// F2 = 0; two, the first item's then the second's, for F2 > 0, COLMAP's
+// pose and intrinsics) and, for F2 > 0, their sizes (sizes, as offsets; the
+// second item's is at most F2, its row columns past it zero). The
+// (F1 + F2)-vectors go through Eigen's fixed-size kernels (SIMD packets,
+// summation order fixed by the sizes); with two items x's two pieces are
+// gathered into one vector first (zero past a smaller second item) and the
+// row sums scattered back, which sums each entry in the same order as one
+// item of F1 + F2 columns would.
+template <int R, int E, int F1, int F2, typename Scalar>
+inline void MultiplyNormalCamerasFixed(const Scalar* __restrict h, int k, const int* __restrict offsets,
+                                       const int* __restrict sizes, const Scalar* __restrict x,
+                                       Scalar* __restrict y, Scalar* __restrict u) {
+  static_assert(R > 0 && E > 0 && F1 > 0 && F2 >= 0, "a fixed-size kernel needs positive sizes");
+  constexpr int F = F1 + F2;
+  constexpr int kItems = F2 > 0 ? 2 : 1;
   using VF = Eigen::Matrix<Scalar, F, 1>;
   constexpr int kStride = F + E;            // one hot row
   constexpr int kObservation = R * kStride;  // one residual block's rows
@@ -84,12 +94,23 @@ inline void MultiplyNormalFixed(const Scalar* __restrict h, int k, const int* __
   for (int c = 0; c < E; ++c) t[c] = 0;
   for (int s = 0; s < k; ++s) {
     const Scalar* r = h + kObservation * s;
-    const Eigen::Map<const VF> xc(x + offsets[s]);
     Scalar us[R];
-    for (int a = 0; a < R; ++a) {
-      us[a] = Eigen::Map<const VF>(r + a * kStride).dot(xc);
-      u[R * s + a] = us[a];
+    if constexpr (F2 == 0) {
+      const Eigen::Map<const VF> xc(x + offsets[s]);
+      for (int a = 0; a < R; ++a) us[a] = Eigen::Map<const VF>(r + a * kStride).dot(xc);
+    } else {
+      VF xc;
+      xc.template head<F1>() = Eigen::Map<const Eigen::Matrix<Scalar, F1, 1>>(x + offsets[kItems * s]);
+      const Scalar* x2 = x + offsets[kItems * s + 1];
+      const int n2 = sizes[kItems * s + 1];
+      if (n2 == F2) {
+        xc.template tail<F2>() = Eigen::Map<const Eigen::Matrix<Scalar, F2, 1>>(x2);
+      } else {
+        for (int j = 0; j < F2; ++j) xc[F1 + j] = j < n2 ? x2[j] : Scalar(0);
+      }
+      for (int a = 0; a < R; ++a) us[a] = Eigen::Map<const VF>(r + a * kStride).dot(xc);
     }
+    for (int a = 0; a < R; ++a) u[R * s + a] = us[a];
     // t += Q1_s^T u_s, the observation's R terms summed first.
     for (int c = 0; c < E; ++c) {
       Scalar v = r[F + c] * us[0];
@@ -106,24 +127,60 @@ inline void MultiplyNormalFixed(const Scalar* __restrict h, int k, const int* __
       for (int c = 1; c < E; ++c) p += q[c] * t[c];
       w[a] = u[R * s + a] - p;
     }
-    AddRowsTransposeTimes<F, kStride>(r, w, y + offsets[s], std::make_integer_sequence<int, R>());
+    if constexpr (F2 == 0) {
+      AddRowsTransposeTimes<F, kStride>(r, w, y + offsets[s], std::make_integer_sequence<int, R>());
+    } else {
+      VF v = VF::Zero();
+      AddRowsTransposeTimes<F, kStride>(r, w, v.data(), std::make_integer_sequence<int, R>());
+      Eigen::Map<Eigen::Matrix<Scalar, F1, 1>>(y + offsets[kItems * s]) += v.template head<F1>();
+      Scalar* y2 = y + offsets[kItems * s + 1];
+      const int n2 = sizes[kItems * s + 1];
+      if (n2 == F2) {
+        Eigen::Map<Eigen::Matrix<Scalar, F2, 1>>(y2) += v.template tail<F2>();
+      } else {
+        for (int j = 0; j < n2; ++j) y2[j] += v[F1 + j];
+      }
+    }
+  }
+}
+
+// One camera item per observation (F2 = 0), sizes (R, E, F); BAL's shape in
+// float is specialized in projected_kernels_sse2.h.
+template <int R, int E, int F, typename Scalar>
+inline void MultiplyNormalFixed(const Scalar* __restrict h, int k, const int* __restrict offsets,
+                                const Scalar* __restrict x, Scalar* __restrict y,
+                                Scalar* __restrict u) {
+  MultiplyNormalCamerasFixed<R, E, F, 0>(h, k, offsets, nullptr, x, y, u);
+}
+
+// The fixed kernel of shape S (a FixedSizes of the product's list); offsets
+// and sizes: the group's first items' in layout.item_offset and item_size.
+template <typename S, typename Scalar>
+inline void MultiplyNormalShape(const Scalar* h, int k, const int* offsets, const int* sizes, const Scalar* x,
+                                Scalar* y, Scalar* u) {
+  if constexpr (S::kF2 == 0) {
+    MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h, k, offsets, x, y, u);
+  } else {
+    MultiplyNormalCamerasFixed<S::kRow, S::kE, S::kF, S::kF2>(h, k, offsets, sizes, x, y, u);
   }
 }
 
 // Group g's B^T B x added to y, by the fixed-size kernel when the group is
-// uniform with listed sizes. u: layout.rows[g] + layout.landmark_size[g].
+// uniform with sizes of the product's list (DispatchProductSizes). u:
+// layout.rows[g] + layout.landmark_size[g].
 template <typename Scalar>
 inline void MultiplyNormalGroup(const ProjectedBlockLayout& layout, int g, const Scalar* h,
                                 const Scalar* x, Scalar* y, Scalar* u) {
-  DispatchBlockSizes(layout.uniform_sizes[g], [&](auto fixed) {
+  DispatchProductSizes(layout.uniform_sizes[g], [&](auto fixed) {
     using S = decltype(fixed);
     if constexpr (S::kFixed) {
       const int sb = layout.segment_begin[g], se = layout.segment_end[g];
-      DCHECK_EQ(layout.camera_width[g], S::kF);
+      DCHECK_EQ(layout.camera_width[g], S::kF + S::kF2);
       DCHECK_EQ(layout.landmark_size[g], S::kE);
       DCHECK_EQ(layout.rows[g], S::kRow * (se - sb));
-      MultiplyNormalFixed<S::kRow, S::kE, S::kF>(
-          h, se - sb, layout.item_offset.data() + layout.segments[sb].item_begin, x, y, u);
+      const int first = layout.segments[sb].item_begin;
+      MultiplyNormalShape<S>(h, se - sb, layout.item_offset.data() + first, layout.item_size.data() + first, x, y,
+                             u);
     } else {
       MultiplyNormalDynamic(layout, g, h, x, y, u);
     }
@@ -142,18 +199,22 @@ inline void MultiplyNormalRun(const ProjectedBlockLayout& layout, int p, int n, 
   const int g = layout.order[p];
   DCHECK_GT(n, 0);
   DCHECK_LE(n, layout.run_length[p]);
-  DispatchBlockSizes(layout.uniform_sizes[g], [&](auto fixed) {
+  DispatchProductSizes(layout.uniform_sizes[g], [&](auto fixed) {
     using S = decltype(fixed);
     if constexpr (S::kFixed) {
-      constexpr int kObservation = S::kRow * (S::kF + S::kE);
+      constexpr int kObservation = S::kRow * (S::kF + S::kF2 + S::kE);
+      constexpr int kItems = S::kF2 > 0 ? 2 : 1;
       const Scalar* h = hot + layout.hot_offset[g];
-      const int* offsets = layout.item_offset.data() + layout.segments[layout.segment_begin[g]].item_begin;
+      const int first = layout.segments[layout.segment_begin[g]].item_begin;
+      const int* offsets = layout.item_offset.data() + first;
+      const int* sizes = layout.item_size.data() + first;
       const int* observations = layout.position_observations.data() + p;
       for (int l = 0; l < n; ++l) {
         const int k = observations[l];
-        MultiplyNormalFixed<S::kRow, S::kE, S::kF>(h, k, offsets, x, y, u);
+        MultiplyNormalShape<S>(h, k, offsets, sizes, x, y, u);
         h += static_cast<int64_t>(kObservation) * k;
-        offsets += k;
+        offsets += kItems * k;
+        sizes += kItems * k;
       }
     } else {
       // Not a run (run_length says otherwise): group by group.
