@@ -21,6 +21,7 @@
 #ifndef CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
 #define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
 
+#include <algorithm>
 #include <cstdint>
 
 #include <Eigen/Core>
@@ -126,11 +127,12 @@ inline void AddDiagonalFixed(const ProjectedBlockLayout& layout, int e, const Sc
 // Two different cameras of a group: S's block (row camera, column camera)
 // += Jp_row^T Jp_col - W_row^T W_col, all of it (an off-diagonal block).
 
-// Any group: camera entries e_row, e_col of sizes f_row, f_col.
+// Any group: camera entries e_row, e_col of sizes f_row, f_col; shared:
+// whether a residual block of the group has both (else only -W_row^T W_col).
 template <typename Scalar>
 void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_col, int f_row, int f_col,
                     const Scalar* h, const double* w_row, const double* w_col, const int64_t* col_begin,
-                    int position, double* values) {
+                    int position, bool shared, double* values) {
   const int d = layout.landmark_size[g];
   const int hs = layout.hot_stride(g);
   for (int a = 0; a < f_col; ++a) {
@@ -141,27 +143,36 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_
       col[i] -= v;
     }
   }
-  // Jp_row^T Jp_col over the residual blocks that have both cameras.
+  if (!shared) return;
+  // Jp_row^T Jp_col over the residual blocks that have both cameras: per
+  // item of the row camera (in row order) the column camera's item of the
+  // same residual block, if any (at most one: a residual block takes a
+  // parameter block once), found by bisection (an entry's items are in row
+  // order: COLMAP's intrinsics have one per observation of their images).
+  const int* col_items = layout.entry_items.data() + layout.entry_item_begin[e_col];
+  const int num_col_items = layout.entry_item_begin[e_col + 1] - layout.entry_item_begin[e_col];
   for (int ir = layout.entry_item_begin[e_row]; ir < layout.entry_item_begin[e_row + 1]; ++ir) {
     const ProjectedBlockLayout::Item& item_row = layout.items[layout.entry_items[ir]];
-    for (int ic = layout.entry_item_begin[e_col]; ic < layout.entry_item_begin[e_col + 1]; ++ic) {
-      const ProjectedBlockLayout::Item& item_col = layout.items[layout.entry_items[ic]];
-      if (item_row.row != item_col.row) continue;  // different residual blocks
-      for (int r = item_col.row; r < item_col.row + item_col.rows; ++r) {
-        const Scalar* jr = h + static_cast<int64_t>(r) * hs + item_row.column;
-        const Scalar* jc = h + static_cast<int64_t>(r) * hs + item_col.column;
-        for (int a = 0; a < f_col; ++a) {
-          double* col = values + col_begin[a] + position;
-          const double ja = jc[a];
-          for (int i = 0; i < f_row; ++i) col[i] += static_cast<double>(jr[i]) * ja;
-        }
+    const int* match = std::lower_bound(col_items, col_items + num_col_items, item_row.row,
+                                        [&](int item, int row) { return layout.items[item].row < row; });
+    if (match == col_items + num_col_items) continue;
+    const ProjectedBlockLayout::Item& item_col = layout.items[*match];
+    if (item_row.row != item_col.row) continue;  // no residual block with both
+    for (int r = item_col.row; r < item_col.row + item_col.rows; ++r) {
+      const Scalar* jr = h + static_cast<int64_t>(r) * hs + item_row.column;
+      const Scalar* jc = h + static_cast<int64_t>(r) * hs + item_col.column;
+      for (int a = 0; a < f_col; ++a) {
+        double* col = values + col_begin[a] + position;
+        const double ja = jc[a];
+        for (int i = 0; i < f_row; ++i) col[i] += static_cast<double>(jr[i]) * ja;
       }
     }
   }
 }
 
-// Two different cameras of a uniform group of sizes (., E, F): only
-// -W_row^T W_col (no residual block has both).
+// Two different cameras of sizes F of a group with landmark size E that no
+// residual block has both of: only -W_row^T W_col. Sums in the order
+// AddPairDynamic sums (the same values).
 template <int E, int F>
 inline void SubtractPairFixed(const double* w_row, const double* w_col, const int64_t* col_begin, int position,
                               double* values) {

@@ -84,13 +84,14 @@ void ReducedCameraMatrix<Scalar>::BuildSchedule() {
       visit.w_col = d * entry_column_[visit.entry];
       visit.group = g;
       visit.pair_begin = static_cast<int64_t>(pairs_.size());
-      visit.sizes = layout_.uniform_sizes[g];
+      visit.d = d;
       for (int e = group.camera_begin; e < group.camera_end; ++e) {
         const ParameterBlockInfo& pb = s_.parameter_blocks[s_.group_cameras[e]];
         if (pb.camera_index >= c) continue;
         const int64_t k = pattern_.FindBlock(pb.camera_index, c);
         if (k < 0) continue;  // a block a preconditioner's pattern leaves out
-        pairs_.push_back(Pair{d * entry_column_[e], pattern_.position(k), e, pb.tangent_size});
+        pairs_.push_back(Pair{d * entry_column_[e], pattern_.position(k), e, pb.tangent_size,
+                              ShareResidualBlock(e, visit.entry)});
       }
       if (static_cast<int64_t>(pairs_.size()) > visit.pair_begin) visits_.push_back(visit);
     }
@@ -99,6 +100,18 @@ void ReducedCameraMatrix<Scalar>::BuildSchedule() {
   Visit sentinel;
   sentinel.pair_begin = static_cast<int64_t>(pairs_.size());
   visits_.push_back(sentinel);
+}
+
+template <typename Scalar>
+bool ReducedCameraMatrix<Scalar>::ShareResidualBlock(int e_row, int e_col) const {
+  // Items of one residual block have the same first row in the group.
+  for (int ir = layout_.entry_item_begin[e_row]; ir < layout_.entry_item_begin[e_row + 1]; ++ir) {
+    const int row = layout_.items[layout_.entry_items[ir]].row;
+    for (int ic = layout_.entry_item_begin[e_col]; ic < layout_.entry_item_begin[e_col + 1]; ++ic) {
+      if (layout_.items[layout_.entry_items[ic]].row == row) return true;
+    }
+  }
+  return false;
 }
 
 template <typename Scalar>
@@ -183,16 +196,19 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
     const double* w = w_.get() + visit.w;
     const Pair* begin = pairs_.data() + visit.pair_begin;
     const Pair* end = pairs_.data() + visits_[v + 1].pair_begin;
-    DispatchBlockSizes(visit.sizes, [&](auto fixed) {
+    // SubtractPairFixed depends on (d, f) alone: any listed (2, d, f) shape
+    // (fixed_size_dispatch.h) gives it, whatever the group's rows.
+    DispatchBlockSizes(BlockSizes{2, visit.d, f}, [&](auto fixed) {
       using S = decltype(fixed);
       for (const Pair* pair = begin; pair != end; ++pair) {
         if constexpr (S::kFixed) {
-          DCHECK_EQ(f, S::kF);
-          SubtractPairFixed<S::kE, S::kF>(w + pair->w_row, w + visit.w_col, cb, pair->position, values);
-        } else {
-          AddPairDynamic(layout_, visit.group, pair->entry, visit.entry, pair->size, f, blocks.hot_rows(visit.group),
-                         w + pair->w_row, w + visit.w_col, cb, pair->position, values);
+          if (!pair->shared && pair->size == S::kF) {
+            SubtractPairFixed<S::kE, S::kF>(w + pair->w_row, w + visit.w_col, cb, pair->position, values);
+            continue;
+          }
         }
+        AddPairDynamic(layout_, visit.group, pair->entry, visit.entry, pair->size, f, blocks.hot_rows(visit.group),
+                       w + pair->w_row, w + visit.w_col, cb, pair->position, pair->shared, values);
       }
     });
   }

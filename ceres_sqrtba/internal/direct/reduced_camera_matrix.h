@@ -141,15 +141,22 @@ class ReducedCameraMatrix {
     int group = 0;
     int entry = 0;        // camera c's entry in the group
     int64_t pair_begin = 0;  // its pairs: [pair_begin, next visit's pair_begin)
-    BlockSizes sizes;     // the group's (uniform_sizes)
+    int d = 0;            // the group's landmark size
   };
+  // A pair whose cameras share no residual block (always, when each
+  // residual block has one camera; COLMAP's pose and intrinsics share every
+  // one of theirs, two poses none) adds only -W'^T W, at fixed sizes when
+  // (d, f', f) are listed (SubtractPairFixed); the others take AddPairDynamic.
   struct Pair {
     int w_row;     // camera c''s d x f' part, from the visit's w
     int position;  // of block (c', c) in its block column
     int entry;     // camera c''s entry in the group
     int size;      // f'
+    bool shared;   // a residual block of the group has both cameras
   };
   void BuildSchedule();
+  // Whether a residual block of the group has both camera entries.
+  bool ShareResidualBlock(int e_row, int e_col) const;
 
   const ProblemStructure& s_;
   const ProjectedBlockLayout& layout_;
