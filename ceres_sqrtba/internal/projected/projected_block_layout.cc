@@ -131,7 +131,8 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
       // two, the first all of one size, the second of any (f2 is their
       // largest: header comment).
       const int num_items = seg.item_end - seg.item_begin;
-      if (num_items != 1 && num_items != 2) {
+      if ((num_items != 1 && num_items != 2) ||
+          (num_items == 2 && items[seg.item_begin + 1].size == 0)) {  // f2 = 0 means one item
         uniform = false;
       } else {
         const int f = items[seg.item_begin].size;
