@@ -101,8 +101,6 @@ struct SizesList {};
 // quaternion pose in its ambient form or a pose with a focal length; all with
 // 2-d image residuals and 3-d points.
 using FixedBlockSizesList = SizesList<FixedSizes<2, 3, 9>, FixedSizes<2, 3, 6>, FixedSizes<2, 3, 7>>;
-// Kernels over camera columns alone (f): the above and 3-parameter blocks
-// (a shared intrinsics block f, k1, k2).
 // The product kernels (projected_product_kernels.h), which run every PCG
 // iteration, also take residual blocks with two camera items: COLMAP's pose
 // (6 tangent columns) and the shared intrinsics as its bundle adjuster
@@ -112,6 +110,8 @@ using FixedBlockSizesList = SizesList<FixedSizes<2, 3, 9>, FixedSizes<2, 3, 6>, 
 // the principal point refined, 6 = OPENCV or OPENCV_FISHEYE.
 using FixedTwoCameraSizesList = SizesList<FixedSizes<2, 3, 6, 2>, FixedSizes<2, 3, 6, 6>, FixedSizes<2, 3, 6, 1>,
                                           FixedSizes<2, 3, 6, 3>, FixedSizes<2, 3, 6, 4>>;
+// Kernels over camera columns alone (f): the one-item shapes above and
+// 3-parameter blocks (a shared intrinsics block f, k1, k2).
 using FixedCameraSizesList =
     SizesList<FixedSizes<kDynamic, kDynamic, 9>, FixedSizes<kDynamic, kDynamic, 6>,
               FixedSizes<kDynamic, kDynamic, 7>, FixedSizes<kDynamic, kDynamic, 3>>;

@@ -21,7 +21,6 @@
 #ifndef CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
 #define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
 
-#include <algorithm>
 #include <cstdint>
 
 #include <Eigen/Core>
@@ -146,18 +145,13 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_
   if (!shared) return;
   // Jp_row^T Jp_col over the residual blocks that have both cameras: per
   // item of the row camera (in row order) the column camera's item of the
-  // same residual block, if any (at most one: a residual block takes a
-  // parameter block once), found by bisection (an entry's items are in row
-  // order: COLMAP's intrinsics have one per observation of their images).
-  const int* col_items = layout.entry_items.data() + layout.entry_item_begin[e_col];
-  const int num_col_items = layout.entry_item_begin[e_col + 1] - layout.entry_item_begin[e_col];
+  // same residual block, if any (EntryItemAtRow bisects: COLMAP's
+  // intrinsics have one item per observation of their images).
   for (int ir = layout.entry_item_begin[e_row]; ir < layout.entry_item_begin[e_row + 1]; ++ir) {
     const ProjectedBlockLayout::Item& item_row = layout.items[layout.entry_items[ir]];
-    const int* match = std::lower_bound(col_items, col_items + num_col_items, item_row.row,
-                                        [&](int item, int row) { return layout.items[item].row < row; });
-    if (match == col_items + num_col_items) continue;
-    const ProjectedBlockLayout::Item& item_col = layout.items[*match];
-    if (item_row.row != item_col.row) continue;  // no residual block with both
+    const int ic = layout.EntryItemAtRow(e_col, item_row.row);
+    if (ic < 0) continue;  // no residual block with both
+    const ProjectedBlockLayout::Item& item_col = layout.items[ic];
     for (int r = item_col.row; r < item_col.row + item_col.rows; ++r) {
       const Scalar* jr = h + static_cast<int64_t>(r) * hs + item_row.column;
       const Scalar* jc = h + static_cast<int64_t>(r) * hs + item_col.column;

@@ -104,12 +104,8 @@ void ReducedCameraMatrix<Scalar>::BuildSchedule() {
 
 template <typename Scalar>
 bool ReducedCameraMatrix<Scalar>::ShareResidualBlock(int e_row, int e_col) const {
-  // Items of one residual block have the same first row in the group.
   for (int ir = layout_.entry_item_begin[e_row]; ir < layout_.entry_item_begin[e_row + 1]; ++ir) {
-    const int row = layout_.items[layout_.entry_items[ir]].row;
-    for (int ic = layout_.entry_item_begin[e_col]; ic < layout_.entry_item_begin[e_col + 1]; ++ic) {
-      if (layout_.items[layout_.entry_items[ic]].row == row) return true;
-    }
+    if (layout_.EntryItemAtRow(e_col, layout_.items[layout_.entry_items[ir]].row) >= 0) return true;
   }
   return false;
 }

@@ -183,6 +183,13 @@ ProjectedBlockLayout::ProjectedBlockLayout(const ProblemStructure& s) {
 }
 
 
+int ProjectedBlockLayout::EntryItemAtRow(int e, int row) const {
+  const int* begin = entry_items.data() + entry_item_begin[e];
+  const int* end = entry_items.data() + entry_item_begin[e + 1];
+  const int* it = std::lower_bound(begin, end, row, [&](int item, int r) { return items[item].row < r; });
+  return it != end && items[*it].row == row ? *it : -1;
+}
+
 void ProjectedBlockLayout::PlaceInShapeOrder(const WorkPartition& partition) {
   const int n = static_cast<int>(order.size());
   CHECK_EQ(partition.num_chunks() > 0 ? partition.end(partition.num_chunks() - 1) : 0, n);

@@ -143,6 +143,11 @@ struct ProjectedBlockLayout {
            VectorBytes(uniform_sizes) + VectorBytes(run_length) + VectorBytes(position_observations) +
            VectorBytes(item_offset) + VectorBytes(item_size) + VectorBytes(column) + VectorBytes(work);
   }
+  // Camera entry e's item in the residual block whose rows start at `row`
+  // of its group (Item::row), or -1 when that residual block does not have
+  // the camera: a residual block takes a parameter block once, and an
+  // entry's items are in row order (entry_items), so it bisects.
+  int EntryItemAtRow(int e, int row) const;
   // Scalars per hot row of group g: compact camera columns, then Q1's row.
   int hot_stride(int g) const { return camera_width[g] + landmark_size[g]; }
   // Scalars per cold row of group g: the landmark columns, then the residual.

@@ -406,7 +406,8 @@ TYPED_TEST(ProjectedKernels, FixedProductOfMixedIntrinsicsEqualsDynamic) {
     for (int g = 0; g < static_cast<int>(layout.rows.size()); ++g) {
       bool fixed = false;
       DispatchedToProduct(layout.uniform_sizes[g], &fixed);
-      ASSERT_TRUE(fixed) << g << ": " << layout.uniform_sizes[g].row << "," << layout.uniform_sizes[g].e << "," << layout.uniform_sizes[g].f << "," << layout.uniform_sizes[g].f2;
+      const BlockSizes& u = layout.uniform_sizes[g];
+      ASSERT_TRUE(fixed) << g << ": " << u.row << "," << u.e << "," << u.f << "," << u.f2;
       int smallest = 99;
       for (int sg = layout.segment_begin[g]; sg < layout.segment_end[g]; ++sg) {
         smallest = std::min(smallest, layout.items[layout.segments[sg].item_begin + 1].size);

@@ -8,7 +8,8 @@
 // (BAL) or two (COLMAP's pose and intrinsics), and a dynamic one for every
 // other group. The entry points MultiplyNormalGroup and MultiplyNormalRun
 // choose per group, through DispatchProductSizes on layout.uniform_sizes, and
-// nothing else picks a size. Both versions are visible here so that projected_kernels_test.cc
+// nothing else picks a size. Both versions are visible here so that
+// projected_kernels_test.cc
 // can check one against the other. BAL's shape in float has an SSE2 version
 // (projected_kernels_sse2.h, included first).
 //
