@@ -381,6 +381,14 @@ def load_rows(out, stage):
         return [ast.literal_eval(line) for line in f if line.strip()]
 
 
+def merge_problem_rows(earlier, now):
+    """The ba stage's rows when --problems ran some of its problems: an
+    earlier run's rows of the problems not run now stay (e.g. the 1M scene
+    with --repeat 1, the rest with 3), the problems run now replace theirs."""
+    ran = {row["problem"] for row in now}
+    return [row for row in earlier if row.get("problem") not in ran] + now
+
+
 # ---------------------------------------------------------------- report
 
 def fmt(value, spec="%.4g"):
@@ -431,13 +439,12 @@ def report(files, ba, mapper, machine, seed=0):
                               row["exit"], row["message"], row["files"])]
     if ba:
         lines += ["", "**`colmap bundle_adjuster`, COLMAP's defaults**, stock against patched "
-                  "(median of %d runs each, seconds of the whole command):" % (
-                      max(r["repeat"] for r in ba) + 1), "",
-                  "| problem | COLMAP's solver | stock [s] | sqrt single [s] | sqrt double [s] | "
+                  "(median of each program's runs, seconds of the whole command):", "",
+                  "| problem | COLMAP's solver | runs each | stock [s] | sqrt single [s] | sqrt double [s] | "
                   "sooner (single / double) | the solve alone (COLMAP's \"Time\"), stock / single / double [s] | "
                   "final RMS reprojection (COLMAP's \"Final cost\"), stock / single / double [px] | "
                   "mean reprojection error, stock / single / double [px] |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for problem in dict.fromkeys(r["problem"] for r in ba):
             runs = {v: [r for r in ba if r["problem"] == problem and r["variant"] == v]
                     for v in ("stock", "sqrtba-single", "sqrtba-double")}
@@ -445,8 +452,8 @@ def report(files, ba, mapper, machine, seed=0):
             c = {v: runs[v][0]["final_cost"] for v in runs}
             e = {v: runs[v][0]["error"] for v in runs}
             solve = {v: median([r.get("solve_seconds") for r in runs[v]]) for v in runs}
-            lines.append("| %s | %s | %s | %s | %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s / %s |" % (
-                problem, runs["stock"][0]["solver"], fmt(t["stock"], "%.2f"),
+            lines.append("| %s | %s | %d | %s | %s | %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s / %s |" % (
+                problem, runs["stock"][0]["solver"], len(runs["stock"]), fmt(t["stock"], "%.2f"),
                 fmt(t["sqrtba-single"], "%.2f"), fmt(t["sqrtba-double"], "%.2f"),
                 fmt(t["stock"] / t["sqrtba-single"], "%.2f×"),
                 fmt(t["stock"] / t["sqrtba-double"], "%.2f×"),
@@ -522,6 +529,8 @@ def main(argv=None):
         if stage in stages:
             results[stage] = []
             run(r, args, colmaps, results[stage])
+            if stage == "ba" and args.problems:
+                results[stage] = merge_problem_rows(load_rows(out, stage), results[stage])
             save_rows(out, stage, results[stage])
         else:
             # A stage run earlier into the same --out (e.g. the untimed files

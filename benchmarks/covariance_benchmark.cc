@@ -91,7 +91,8 @@ struct Blocks {
 };
 
 // COLMAP 4.1.1's method (see the file comment); false with its reason.
-bool ColmapMethod(ceres::Problem* problem, const Blocks& b, double* trace_sum, std::string* message) {
+bool ColmapMethod(ceres::Problem* problem, const Blocks& b, double* trace_sum, double* pose_trace_sum,
+                  std::string* message) {
   using SparseMatrix = Eigen::SparseMatrix<double>;
   constexpr double kDamping = 1e-8;  // BACovarianceOptions::damping
   ceres::Problem::EvaluateOptions evaluate;
@@ -166,9 +167,10 @@ bool ColmapMethod(ceres::Problem* problem, const Blocks& b, double* trace_sum, s
   for (const double* p : b.poses) {
     const int size = problem->ParameterBlockTangentSize(p);
     const Eigen::MatrixXd c = l_inverse.middleCols(offset, size).transpose() * l_inverse.middleCols(offset, size);
-    *trace_sum += c.trace();
+    *pose_trace_sum += c.trace();
     offset += size;
   }
+  *trace_sum += *pose_trace_sum;
   return true;
 }
 
@@ -261,7 +263,7 @@ int main(int argc, char** argv) {
   const double baseline = StatusMiB("VmRSS:");
   const auto start = Clock::now();
   bool ok = false;
-  double trace_sum = 0.0;
+  double trace_sum = 0.0, pose_trace_sum = 0.0;
   std::string message, details;
   if (FLAGS_method == "sqrtba") {
     ceres_sqrtba::Covariance::Options options;
@@ -271,12 +273,14 @@ int main(int argc, char** argv) {
     ok = covariance.Compute(requests, &problem);
     message = covariance.error();
     if (ok) {
-      for (const auto& r : requests) {
-        const int n = problem.ParameterBlockTangentSize(r.first);
+      for (size_t k = 0; k < requests.size(); ++k) {
+        const double* p = requests[k].first;
+        const int n = problem.ParameterBlockTangentSize(p);
         std::vector<double> c(n * n);
-        if (!covariance.GetCovarianceBlockInTangentSpace(r.first, r.first, c.data())) continue;
-        for (int i = 0; i < n; ++i) trace_sum += c[i * n + i];
+        if (!covariance.GetCovarianceBlockInTangentSpace(p, p, c.data())) continue;
+        for (int i = 0; i < n; ++i) (k < blocks.poses.size() ? pose_trace_sum : trace_sum) += c[i * n + i];
       }
+      trace_sum += pose_trace_sum;
       const auto& s = covariance.summary();
       std::ostringstream d;
       d << "\"undetermined_landmarks\": " << s.undetermined_landmarks << ", \"weak_landmarks\": " << s.weak_landmarks << ", \"factor_values\": " << s.factor_values << ", \"seconds_jacobian\": " << s.seconds_jacobian
@@ -293,15 +297,17 @@ int main(int argc, char** argv) {
     ok = covariance.Compute(requests, &problem);
     if (!ok) message = "ceres::Covariance::Compute returned false (see its log)";
     if (ok) {
-      for (const auto& r : requests) {
-        const int n = problem.ParameterBlockTangentSize(r.first);
+      for (size_t k = 0; k < requests.size(); ++k) {
+        const double* p = requests[k].first;
+        const int n = problem.ParameterBlockTangentSize(p);
         std::vector<double> c(n * n);
-        covariance.GetCovarianceBlockInTangentSpace(r.first, r.first, c.data());
-        for (int i = 0; i < n; ++i) trace_sum += c[i * n + i];
+        covariance.GetCovarianceBlockInTangentSpace(p, p, c.data());
+        for (int i = 0; i < n; ++i) (k < blocks.poses.size() ? pose_trace_sum : trace_sum) += c[i * n + i];
       }
+      trace_sum += pose_trace_sum;
     }
   } else if (FLAGS_method == "colmap") {
-    ok = ColmapMethod(&problem, blocks, &trace_sum, &message);
+    ok = ColmapMethod(&problem, blocks, &trace_sum, &pose_trace_sum, &message);
   } else {
     std::cerr << "unknown --method " << FLAGS_method << "\n";
     return 2;
@@ -311,10 +317,10 @@ int main(int argc, char** argv) {
       "{\"problem\": \"%s\", \"method\": \"%s\", \"ok\": %s, \"seconds\": %.4f, \"peak_mib\": %.1f, "
       "\"baseline_mib\": %.1f, "
       "\"poses\": %zu, \"points\": %zu, \"observations\": %d, \"rows\": %d, \"columns\": %d, %s"
-      "\"trace_sum\": %.12g, \"message\": \"%s\"}\n",
+      "\"pose_trace_sum\": %.12g, \"trace_sum\": %.12g, \"message\": \"%s\"}\n",
       Escape(FLAGS_name).c_str(), FLAGS_method.c_str(), ok ? "true" : "false", seconds, StatusMiB("VmHWM:"), baseline,
       blocks.poses.size(), blocks.points.size(), problem.NumResidualBlocks(), problem.NumResiduals(), columns,
-      details.c_str(), trace_sum,
+      details.c_str(), pose_trace_sum, trace_sum,
       Escape(message).c_str());
   return 0;
 }

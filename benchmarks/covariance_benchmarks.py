@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Covariance benchmark: every pose and every point covariance of a problem,
 by ceres_sqrtba::Covariance, ceres::Covariance (SPARSE_QR) and COLMAP 4.1.1's
-method, side by side in one run; time and peak memory of each.
+method, side by side in one run; time and peak memory of each. COLMAP's
+method twice: re-implemented in covariance_benchmark (every problem) and
+COLMAP's own EstimateBACovariance (colmap_ba_covariance, COLMAP models only,
+when scripts/build_colmap.sh has built it).
 
   python3 benchmarks/covariance_benchmarks.py --build build --out /tmp/cov [--update-docs]
       [--problems bal,synthetic,colmap] [--ceres-timeout 600]
@@ -30,9 +33,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BEGIN, END = "<!-- covariance-results:begin -->", "<!-- covariance-results:end -->"
-METHODS = ("sqrtba", "ceres_sparse_qr", "colmap")
+METHODS = ("sqrtba", "ceres_sparse_qr", "colmap", "colmap_own")
 LABEL = {"sqrtba": "`ceres_sqrtba::Covariance`", "ceres_sparse_qr": "`ceres::Covariance` SPARSE_QR",
-         "colmap": "COLMAP's method"}
+         "colmap": "COLMAP's method (re-implemented)",
+         "colmap_own": "COLMAP 4.1.1's own `EstimateBACovariance`"}
 
 
 def problems(args):
@@ -72,9 +76,28 @@ def problems(args):
     return found
 
 
+def colmap_cache(args):
+    """The cache of scripts/build_colmap.sh's COLMAP build, or None."""
+    if args.colmap_cache:
+        return args.colmap_cache
+    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "build_colmap.sh"), "--if-built"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
 def run(args, name, flags, method, timeout):
-    binary = os.path.join(args.build, "benchmarks", "covariance_benchmark")
-    command = [binary, "--method=" + method, "--name=" + name, "--num_threads=%d" % args.threads] + flags
+    if method == "colmap_own":
+        # COLMAP's own estimator reads COLMAP models only; BAL problems keep
+        # the re-implementation.
+        model = [f[len("--colmap="):] for f in flags if f.startswith("--colmap=")]
+        cache = colmap_cache(args)
+        if not model or cache is None:
+            return None
+        command = [os.path.join(cache, "stock", "bin", "colmap_ba_covariance"), "--input_path=" + model[0],
+                   "--name=" + name]
+    else:
+        binary = os.path.join(args.build, "benchmarks", "covariance_benchmark")
+        command = [binary, "--method=" + method, "--name=" + name, "--num_threads=%d" % args.threads] + flags
     start = time.time()
     try:
         out = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -118,9 +141,10 @@ def table(results):
         if r["problem"] not in by:
             order.append(r["problem"])
         by.setdefault(r["problem"], {})[r["method"]] = r
-    rows = ["| problem (observations; poses, points) | %s | %s | %s | sooner than Ceres | sooner than COLMAP's |"
+    rows = ["| problem (observations; poses, points) | %s | %s | %s | %s | sooner than Ceres | sooner than "
+            "COLMAP's method | sooner than COLMAP's own | poses' trace sum, ours / COLMAP's own |"
             % tuple(LABEL[m] + ": time, memory" for m in METHODS),
-            "|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|"]
     notes = []
     for name in order:
         runs = by[name]
@@ -134,9 +158,12 @@ def table(results):
         cells = []
         for m in METHODS:
             r = runs.get(m)
+            if r is None and m == "colmap_own":
+                cells.append("(COLMAP models only)" if not name.startswith("colmap") else "not run")
+                continue
             cells.append((cell_time(r) + (", " + cell_memory(r) if cell_memory(r) else "")))
         ratios = []
-        for m in ("ceres_sparse_qr", "colmap"):
+        for m in ("ceres_sparse_qr", "colmap", "colmap_own"):
             r = runs.get(m)
             if ours is None or not ours.get("ok") or r is None:
                 ratios.append("")
@@ -146,7 +173,12 @@ def table(results):
                 ratios.append("%.3g×" % (r["seconds"] / ours["seconds"]))
             else:
                 ratios.append("(it fails)")
-        rows.append("| %s%s | %s | %s | %s | %s | %s |" % tuple([name, size] + cells + ratios))
+        own = runs.get("colmap_own")
+        if ours is not None and ours.get("ok") and own is not None and own.get("ok") and "pose_trace_sum" in ours:
+            ratios.append("%.9g / %.9g" % (ours["pose_trace_sum"], own["pose_trace_sum"]))
+        else:
+            ratios.append("")
+        rows.append("| %s%s | %s | %s | %s | %s | %s | %s | %s | %s |" % tuple([name, size] + cells + ratios))
     return "\n".join(rows) + "\n\n" + "\n".join("- " + n for n in notes) + "\n"
 
 
@@ -168,6 +200,8 @@ def main():
     parser.add_argument("--problems", default="bal,synthetic,colmap")
     parser.add_argument("--colmap-images", type=lambda s: [int(x) for x in s.split(",")], default=[400, 800, 1800])
     parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--colmap-cache", default=None,
+                        help="scripts/build_colmap.sh's cache (default: its --if-built answer)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ceres-timeout", type=int, default=600)
     parser.add_argument("--timeout", type=int, default=1800, help="for the other methods")
@@ -181,6 +215,8 @@ def main():
             for method in args.methods.split(","):
                 timeout = args.ceres_timeout if method.startswith("ceres") else args.timeout
                 r = run(args, name, flags, method, timeout)
+                if r is None:
+                    continue
                 print(json.dumps(r), flush=True)
                 with open(results_path, "a") as f:
                     f.write(json.dumps(r) + "\n")

@@ -3,6 +3,8 @@
 # into a cache outside the clone, as two programs:
 #
 #   <cache>/stock/bin/colmap     COLMAP as released (Debian's Ceres 2.1)
+#   <cache>/stock/bin/colmap_ba_covariance   COLMAP's own EstimateBACovariance
+#                                on a model (integrations/colmap/ba_covariance)
 #   <cache>/sqrtba/bin/colmap    the same with integrations/colmap/sqrtba.patch:
 #                                its bundle adjustment and global positioning
 #                                solve through ceres_sqrtba::Solve
@@ -61,7 +63,8 @@ sqrtba_key=$( (cat "$patch_file"; cd "$here" && find ceres_sqrtba cmake CMakeLis
 stock_stamp=$cache/stock/.complete
 sqrtba_stamp=$cache/sqrtba/.complete
 if [ "$if_built" = 1 ]; then
-  if [ -f "$stock_stamp" ] && [ -f "$sqrtba_stamp" ] && grep -q "key=$sqrtba_key" "$sqrtba_stamp"; then
+  if [ -f "$stock_stamp" ] && [ -f "$sqrtba_stamp" ] && grep -q "key=$sqrtba_key" "$sqrtba_stamp" &&
+     [ -x "$cache/stock/bin/colmap_ba_covariance" ]; then
     echo "$cache"
     exit 0
   fi
@@ -123,8 +126,34 @@ if [ ! -f "$stock_stamp" ]; then
   cmake --build "$build" -j"$JOBS" --target colmap >&2
   mkdir -p "$cache/stock/bin"
   cp "$build/src/colmap/exe/colmap" "$cache/stock/bin/colmap"
+  # Stock COLMAP's libraries and headers too, for programs that call COLMAP
+  # itself (integrations/colmap/ba_covariance), installed before the patch
+  # touches the tree.
+  rm -rf "$cache/stock/install"
+  cmake --build "$build" -j"$JOBS" >&2  # what the install takes: the libraries beside the program
+  cmake --install "$build" --prefix "$cache/stock/install" >&2
   echo "built=$(date -u +%FT%TZ) seconds=$(( $(date +%s) - start ))" > "$stock_stamp"
   echo "build_colmap.sh: stock COLMAP in $(( $(date +%s) - start )) s" >&2
+fi
+
+# COLMAP's own covariance estimator as a program (benchmarks/
+# covariance_benchmarks.py), against the stock install.
+driver_src=$here/integrations/colmap/ba_covariance
+driver_key=$(cat "$driver_src"/* | sha256sum | cut -c1-16)
+driver_stamp=$cache/stock/.ba_covariance
+if [ ! -f "$driver_stamp" ] || ! grep -q "key=$driver_key" "$driver_stamp"; then
+  if [ ! -d "$cache/stock/install" ]; then
+    # A cache from before the install step: build stock COLMAP again.
+    echo "build_colmap.sh: $cache/stock has no install; rebuilding stock COLMAP" >&2
+    rm -f "$stock_stamp" "$tree/.patched"
+    exec bash "$0"
+  fi
+  rm -rf "$cache/ba_covariance-build"
+  cmake -G Ninja -S "$driver_src" -B "$cache/ba_covariance-build" -DCMAKE_BUILD_TYPE=Release \
+    "${launcher[@]}" -DCMAKE_PREFIX_PATH="$cache/stock/install" >&2
+  cmake --build "$cache/ba_covariance-build" -j"$JOBS" >&2
+  cp "$cache/ba_covariance-build/colmap_ba_covariance" "$cache/stock/bin/colmap_ba_covariance"
+  echo "key=$driver_key built=$(date -u +%FT%TZ)" > "$driver_stamp"
 fi
 
 if [ ! -f "$sqrtba_stamp" ] || ! grep -q "key=$sqrtba_key" "$sqrtba_stamp"; then

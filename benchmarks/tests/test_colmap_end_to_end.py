@@ -89,6 +89,13 @@ class RowsTest(unittest.TestCase):
             self.assertEqual(e2e.load_rows(out, "ba"), rows)
             self.assertEqual(e2e.load_rows(out, "mapper"), [])
 
+    def test_problems_run_now_replace_only_their_own_rows(self):
+        earlier = [{"problem": "a", "repeat": r} for r in range(3)] + [{"problem": "b", "repeat": 0}]
+        now = [{"problem": "b", "repeat": 0, "new": True}]
+        merged = e2e.merge_problem_rows(earlier, now)
+        self.assertEqual([r["problem"] for r in merged], ["a", "a", "a", "b"])
+        self.assertTrue(merged[-1]["new"])
+
     def test_unknown_stage_is_refused(self):
         with tempfile.TemporaryDirectory() as out:
             with self.assertRaises(SystemExit) as raised:
@@ -104,7 +111,7 @@ class ReportTest(unittest.TestCase):
               for v, secs, solve in (("stock", 0.7, 0.32), ("sqrtba-single", 0.5, 0.131),
                                      ("sqrtba-double", 0.4, 0.134))]
         text = e2e.report([], ba, [], "test")
-        self.assertIn("| p | DENSE_SCHUR | 0.70 | 0.50 | 0.40 | 1.40× / 1.75× | 0.32 / 0.131 / 0.134 |", text)
+        self.assertIn("| p | DENSE_SCHUR | 1 | 0.70 | 0.50 | 0.40 | 1.40× / 1.75× | 0.32 / 0.131 / 0.134 |", text)
         del ba[0]["solve_seconds"]  # rows of a run before the column existed
         self.assertIn("| n/a / 0.131 / 0.134 |", e2e.report([], ba, [], "test"))
 

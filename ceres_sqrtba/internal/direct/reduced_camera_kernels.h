@@ -22,6 +22,7 @@
 #define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -164,21 +165,60 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_
   }
 }
 
-// Two different cameras of sizes F of a group with landmark size E that no
-// residual block has both of: only -W_row^T W_col. Sums in the order
-// AddPairDynamic sums (the same values).
-template <int E, int F>
-inline void SubtractPairFixed(const double* w_row, const double* w_col, const int64_t* col_begin, int position,
-                              double* values) {
-  for (int a = 0; a < F; ++a) {
+// AddPairDynamic at fixed sizes: landmark size E, row camera FR, column
+// camera FC (COLMAP's pose 6 and intrinsics 1-4 in any pairing; BAL's 9);
+// the number of rows per residual block stays a runtime value. Sums in the
+// order AddPairDynamic sums (the same values).
+template <int E, int FR, int FC, typename Scalar>
+inline void AddPairFixed(const ProjectedBlockLayout& layout, int hs, int e_row, int e_col, const Scalar* h,
+                         const double* w_row, const double* w_col, const int64_t* col_begin, int position,
+                         bool shared, double* values) {
+  for (int a = 0; a < FC; ++a) {
     double* col = values + col_begin[a] + position;
     double wc[E];
-    for (int k = 0; k < E; ++k) wc[k] = w_col[k * F + a];
-    for (int i = 0; i < F; ++i) {
+    for (int k = 0; k < E; ++k) wc[k] = w_col[k * FC + a];
+    for (int i = 0; i < FR; ++i) {
       double v = w_row[i] * wc[0];
-      for (int k = 1; k < E; ++k) v += w_row[k * F + i] * wc[k];
+      for (int k = 1; k < E; ++k) v += w_row[k * FR + i] * wc[k];
       col[i] -= v;
     }
+  }
+  if (!shared) return;
+  for (int ir = layout.entry_item_begin[e_row]; ir < layout.entry_item_begin[e_row + 1]; ++ir) {
+    const ProjectedBlockLayout::Item& item_row = layout.items[layout.entry_items[ir]];
+    const int ic = layout.EntryItemAtRow(e_col, item_row.row);
+    if (ic < 0) continue;
+    const ProjectedBlockLayout::Item& item_col = layout.items[ic];
+    DCHECK_EQ(item_row.size, FR);
+    DCHECK_EQ(item_col.size, FC);
+    for (int r = item_col.row; r < item_col.row + item_col.rows; ++r) {
+      const Scalar* jr = h + static_cast<int64_t>(r) * hs + item_row.column;
+      const Scalar* jc = h + static_cast<int64_t>(r) * hs + item_col.column;
+      double j[FR];
+      for (int i = 0; i < FR; ++i) j[i] = static_cast<double>(jr[i]);
+      for (int a = 0; a < FC; ++a) {
+        double* col = values + col_begin[a] + position;
+        const double ja = jc[a];
+        for (int i = 0; i < FR; ++i) col[i] += j[i] * ja;
+      }
+    }
+  }
+}
+
+// fn(std::integral_constant<int, f>()) for a camera size f of COLMAP's and
+// BAL's shapes (9, 6, 7; intrinsics 1-4), fn(std::integral_constant<int, 0>())
+// for any other.
+template <typename Fn>
+inline void DispatchPairCameraSize(int f, Fn&& fn) {
+  switch (f) {
+    case 9: fn(std::integral_constant<int, 9>()); return;
+    case 6: fn(std::integral_constant<int, 6>()); return;
+    case 7: fn(std::integral_constant<int, 7>()); return;
+    case 1: fn(std::integral_constant<int, 1>()); return;
+    case 2: fn(std::integral_constant<int, 2>()); return;
+    case 3: fn(std::integral_constant<int, 3>()); return;
+    case 4: fn(std::integral_constant<int, 4>()); return;
+    default: fn(std::integral_constant<int, 0>()); return;
   }
 }
 

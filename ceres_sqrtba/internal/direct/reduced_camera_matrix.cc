@@ -192,19 +192,32 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
     const double* w = w_.get() + visit.w;
     const Pair* begin = pairs_.data() + visit.pair_begin;
     const Pair* end = pairs_.data() + visits_[v + 1].pair_begin;
-    // SubtractPairFixed depends on (d, f) alone: any listed (2, d, f) shape
-    // (fixed_size_dispatch.h) gives it, whatever the group's rows.
-    DispatchBlockSizes(BlockSizes{2, visit.d, f}, [&](auto fixed) {
-      using S = decltype(fixed);
+    // The pair kernels depend on (d, f', f) alone, whatever the group's
+    // rows: with d = 3 and both cameras of a listed size (COLMAP's poses and
+    // intrinsics, shared or not; BAL's cameras) AddPairFixed, else
+    // AddPairDynamic.
+    const Scalar* hot = blocks.hot_rows(visit.group);
+    const int hs = layout_.hot_stride(visit.group);
+    auto dynamic = [&](const Pair* pair) {
+      AddPairDynamic(layout_, visit.group, pair->entry, visit.entry, pair->size, f, hot, w + pair->w_row,
+                     w + visit.w_col, cb, pair->position, pair->shared, values);
+    };
+    DispatchPairCameraSize(visit.d == 3 ? f : 0, [&](auto fc) {
+      constexpr int kFc = decltype(fc)::value;
       for (const Pair* pair = begin; pair != end; ++pair) {
-        if constexpr (S::kFixed) {
-          if (!pair->shared && pair->size == S::kF) {
-            SubtractPairFixed<S::kE, S::kF>(w + pair->w_row, w + visit.w_col, cb, pair->position, values);
-            continue;
-          }
+        if constexpr (kFc == 0) {
+          dynamic(pair);
+        } else {
+          DispatchPairCameraSize(pair->size, [&](auto fr) {
+            constexpr int kFr = decltype(fr)::value;
+            if constexpr (kFr == 0) {
+              dynamic(pair);
+            } else {
+              AddPairFixed<3, kFr, kFc>(layout_, hs, pair->entry, visit.entry, hot, w + pair->w_row,
+                                        w + visit.w_col, cb, pair->position, pair->shared, values);
+            }
+          });
         }
-        AddPairDynamic(layout_, visit.group, pair->entry, visit.entry, pair->size, f, blocks.hot_rows(visit.group),
-                       w + pair->w_row, w + visit.w_col, cb, pair->position, pair->shared, values);
       }
     });
   }

@@ -145,8 +145,10 @@ class ReducedCameraMatrix {
   };
   // A pair whose cameras share no residual block (always, when each
   // residual block has one camera; COLMAP's pose and intrinsics share every
-  // one of theirs, two poses none) adds only -W'^T W, at fixed sizes when
-  // (d, f', f) are listed (SubtractPairFixed); the others take AddPairDynamic.
+  // one of theirs, two poses none) adds only -W'^T W; a shared one also
+  // Jp'^T Jp over its common residual blocks. Both at fixed sizes when d = 3
+  // and f', f are COLMAP's or BAL's camera sizes (AddPairFixed); the others
+  // take AddPairDynamic.
   struct Pair {
     int w_row;     // camera c''s d x f' part, from the visit's w
     int position;  // of block (c', c) in its block column
