@@ -47,6 +47,7 @@
 #include "colmap_model.h"
 #include "colmap_problem.h"
 #include "gflags/gflags.h"
+#include "process_status.h"
 #include "synthetic_problem.h"
 
 DEFINE_string(bal, "", "BAL file (.txt or .bz2).");
@@ -65,26 +66,9 @@ using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a) { return std::chrono::duration<double>(Clock::now() - a).count(); }
 
-void ResetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-// VmHWM (peak) or VmRSS (now) of this process, MiB.
-double StatusMiB(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field, 0) == 0) return std::stod(line.substr(std::strlen(field))) / 1024.0;
-  }
-  return -1.0;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
-}
+using ceres_sqrtba::benchmarks::Escape;
+using ceres_sqrtba::benchmarks::ResetPeak;
+using ceres_sqrtba::benchmarks::StatusMiB;
 
 struct Blocks {
   std::vector<const double*> poses, others, points;

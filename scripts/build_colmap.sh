@@ -139,7 +139,7 @@ fi
 # COLMAP's own covariance estimator as a program (benchmarks/
 # covariance_benchmarks.py), against the stock install.
 driver_src=$here/integrations/colmap/ba_covariance
-driver_key=$(cat "$driver_src"/* | sha256sum | cut -c1-16)
+driver_key=$(cat "$driver_src"/* "$here/benchmarks/process_status.h" | sha256sum | cut -c1-16)
 driver_stamp=$cache/stock/.ba_covariance
 if [ ! -f "$driver_stamp" ] || ! grep -q "key=$driver_key" "$driver_stamp"; then
   if [ ! -d "$cache/stock/install" ]; then

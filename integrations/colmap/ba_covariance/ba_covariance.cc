@@ -30,26 +30,13 @@
 #include "colmap/estimators/bundle_adjustment_ceres.h"
 #include "colmap/estimators/covariance.h"
 #include "colmap/scene/reconstruction.h"
+#include "process_status.h"  // benchmarks/
 
 namespace {
 
-double StatusMiB(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field, 0) == 0) return std::stod(line.substr(std::strlen(field))) / 1024.0;
-  }
-  return -1.0;
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
+using ceres_sqrtba::benchmarks::Escape;
+using ceres_sqrtba::benchmarks::ResetPeak;
+using ceres_sqrtba::benchmarks::StatusMiB;
 
 int Usage() {
   std::cerr << "usage: colmap_ba_covariance --input_path DIR [--name NAME]\n";
@@ -90,7 +77,7 @@ int main(int argc, char** argv) {
       colmap::CreateDefaultCeresBundleAdjuster(options, config, reconstruction);
   ceres::Problem& problem = *adjuster->Problem();
 
-  std::ofstream("/proc/self/clear_refs") << "5";
+  ResetPeak();
   const double baseline = StatusMiB("VmRSS:");
   const auto start = std::chrono::steady_clock::now();
   colmap::BACovarianceOptions covariance_options;
