@@ -77,12 +77,13 @@ def problems(args):
 
 
 def colmap_cache(args):
-    """The cache of scripts/build_colmap.sh's COLMAP build, or None."""
-    if args.colmap_cache:
-        return args.colmap_cache
-    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "build_colmap.sh"), "--if-built"],
-                         capture_output=True, text=True)
-    return out.stdout.strip() if out.returncode == 0 else None
+    """The cache of scripts/build_colmap.sh's COLMAP build, or None (asked
+    once per run: "" records that it is not built)."""
+    if args.colmap_cache is None:
+        out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "build_colmap.sh"), "--if-built"],
+                             capture_output=True, text=True)
+        args.colmap_cache = out.stdout.strip() if out.returncode == 0 else ""
+    return args.colmap_cache or None
 
 
 def run(args, name, flags, method, timeout):
