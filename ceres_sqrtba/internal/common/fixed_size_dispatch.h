@@ -160,6 +160,22 @@ decltype(auto) DispatchCameraSize(int f, Fn&& fn) {
   return fixed_size_dispatch::Dispatch(FixedCameraSizesList(), BlockSizes{kDynamic, kDynamic, f}, fn);
 }
 
+// The reduced camera matrix's pair kernels (reduced_camera_kernels.h) take
+// two cameras of a landmark, each of a listed size in any pairing: the
+// camera sizes above and COLMAP's intrinsics of 1, 2 and 4 tangent columns
+// (SIMPLE_PINHOLE, SIMPLE_RADIAL, RADIAL or OPENCV's focal lengths and two
+// more), whose pairs with the pose share residual blocks.
+using FixedPairCameraSizesList = decltype(fixed_size_dispatch::Concatenate(
+    FixedCameraSizesList(), SizesList<FixedSizes<kDynamic, kDynamic, 1>, FixedSizes<kDynamic, kDynamic, 2>,
+                                      FixedSizes<kDynamic, kDynamic, 4>>()));
+
+// fn(FixedSizes<kDynamic, kDynamic, f>()) for a camera size f of
+// FixedPairCameraSizesList, fn(DynamicSizes()) otherwise.
+template <typename Fn>
+decltype(auto) DispatchPairCameraSize(int f, Fn&& fn) {
+  return fixed_size_dispatch::Dispatch(FixedPairCameraSizesList(), BlockSizes{kDynamic, kDynamic, f}, fn);
+}
+
 // One block of a residual block's Jacobian, rows x cols: fn(FixedSizes<2,
 // kDynamic, f>) for the 2-row residuals of BA with a listed camera size
 // (landmark sizes included: 3 is listed), fn(DynamicSizes()) otherwise. Used

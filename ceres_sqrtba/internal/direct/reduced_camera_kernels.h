@@ -22,7 +22,6 @@
 #define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_KERNELS_H_
 
 #include <cstdint>
-#include <type_traits>
 
 #include <Eigen/Core>
 
@@ -166,7 +165,8 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_
 }
 
 // AddPairDynamic at fixed sizes: landmark size E, row camera FR, column
-// camera FC (COLMAP's pose 6 and intrinsics 1-4 in any pairing; BAL's 9);
+// camera FC (the sizes of FixedPairCameraSizesList in any pairing:
+// COLMAP's pose 6 and intrinsics 1-4, BAL's 9);
 // the number of rows per residual block stays a runtime value. Sums in the
 // order AddPairDynamic sums (the same values).
 template <int E, int FR, int FC, typename Scalar>
@@ -202,23 +202,6 @@ inline void AddPairFixed(const ProjectedBlockLayout& layout, int hs, int e_row, 
         for (int i = 0; i < FR; ++i) col[i] += j[i] * ja;
       }
     }
-  }
-}
-
-// fn(std::integral_constant<int, f>()) for a camera size f of COLMAP's and
-// BAL's shapes (9, 6, 7; intrinsics 1-4), fn(std::integral_constant<int, 0>())
-// for any other.
-template <typename Fn>
-inline void DispatchPairCameraSize(int f, Fn&& fn) {
-  switch (f) {
-    case 9: fn(std::integral_constant<int, 9>()); return;
-    case 6: fn(std::integral_constant<int, 6>()); return;
-    case 7: fn(std::integral_constant<int, 7>()); return;
-    case 1: fn(std::integral_constant<int, 1>()); return;
-    case 2: fn(std::integral_constant<int, 2>()); return;
-    case 3: fn(std::integral_constant<int, 3>()); return;
-    case 4: fn(std::integral_constant<int, 4>()); return;
-    default: fn(std::integral_constant<int, 0>()); return;
   }
 }
 

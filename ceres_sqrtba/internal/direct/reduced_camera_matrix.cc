@@ -202,19 +202,19 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
       AddPairDynamic(layout_, visit.group, pair->entry, visit.entry, pair->size, f, hot, w + pair->w_row,
                      w + visit.w_col, cb, pair->position, pair->shared, values);
     };
-    DispatchPairCameraSize(visit.d == 3 ? f : 0, [&](auto fc) {
-      constexpr int kFc = decltype(fc)::value;
+    DispatchPairCameraSize(visit.d == 3 ? f : kDynamic, [&](auto fc) {
+      using C = decltype(fc);
       for (const Pair* pair = begin; pair != end; ++pair) {
-        if constexpr (kFc == 0) {
+        if constexpr (!C::kFixed) {
           dynamic(pair);
         } else {
           DispatchPairCameraSize(pair->size, [&](auto fr) {
-            constexpr int kFr = decltype(fr)::value;
-            if constexpr (kFr == 0) {
+            using R = decltype(fr);
+            if constexpr (!R::kFixed) {
               dynamic(pair);
             } else {
-              AddPairFixed<3, kFr, kFc>(layout_, hs, pair->entry, visit.entry, hot, w + pair->w_row,
-                                        w + visit.w_col, cb, pair->position, pair->shared, values);
+              AddPairFixed<3, R::kF, C::kF>(layout_, hs, pair->entry, visit.entry, hot, w + pair->w_row,
+                                            w + visit.w_col, cb, pair->position, pair->shared, values);
             }
           });
         }

@@ -116,6 +116,21 @@ TEST(FixedSizeDispatch, CameraSizes) {
   }
 }
 
+// The reduced camera matrix's pair kernels take the camera sizes above and
+// COLMAP's intrinsics of 1, 2 and 4 tangent columns.
+TEST(FixedSizeDispatch, PairCameraSizes) {
+  for (int f = -1; f <= 12; ++f) {
+    const bool listed = f == 1 || f == 2 || f == 3 || f == 4 || f == 6 || f == 7 || f == 9;
+    DispatchPairCameraSize(f, [&](auto s) {
+      using S = decltype(s);
+      EXPECT_EQ(S::kFixed, listed) << f;
+      EXPECT_EQ(S::kF, listed ? f : kDynamic) << f;
+      EXPECT_EQ(S::kRow, kDynamic);
+      EXPECT_EQ(S::kE, kDynamic);
+    });
+  }
+}
+
 // A random linear problem (test_problems.h) with its structure and layout.
 struct KernelProblem {
   explicit KernelProblem(const testing::RandomProblemConfig& config) : problem(MakeRandomProblem(config)) {
