@@ -35,6 +35,21 @@ namespace internal {
 // ---------------------------------------------------------------------------
 // W = Q1^T Jp of group g (w zeroed by the caller).
 
+// One item's share: we (d x f_item, row-major) += Q1's rows times the
+// item's camera rows (h: the group's hot rows, hs their stride).
+template <typename Scalar>
+void MarginalizedRowsItemDynamic(const ProjectedBlockLayout::Item& item, int d, const double* q1,
+                                 const Scalar* h, int hs, double* we) {
+  const int f = item.size;
+  for (int r = item.row; r < item.row + item.rows; ++r) {
+    const double* q = q1 + static_cast<int64_t>(r) * d;
+    const Scalar* j = h + static_cast<int64_t>(r) * hs + item.column;
+    for (int k = 0; k < d; ++k) {
+      for (int i = 0; i < f; ++i) we[k * f + i] += q[k] * static_cast<double>(j[i]);
+    }
+  }
+}
+
 template <typename Scalar>
 void MarginalizedRowsDynamic(const ProjectedBlockLayout& layout, int g, const double* q1,
                              const Scalar* h, const int* entry_column, double* w) {
@@ -44,15 +59,7 @@ void MarginalizedRowsDynamic(const ProjectedBlockLayout& layout, int g, const do
     const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
     for (int it = seg.item_begin; it < seg.item_end; ++it) {
       const ProjectedBlockLayout::Item& item = layout.items[it];
-      const int f = item.size;
-      double* we = w + static_cast<int64_t>(d) * entry_column[item.entry];
-      for (int r = item.row; r < item.row + item.rows; ++r) {
-        const double* q = q1 + static_cast<int64_t>(r) * d;
-        const Scalar* j = h + static_cast<int64_t>(r) * hs + item.column;
-        for (int k = 0; k < d; ++k) {
-          for (int i = 0; i < f; ++i) we[k * f + i] += q[k] * static_cast<double>(j[i]);
-        }
-      }
+      MarginalizedRowsItemDynamic(item, d, q1, h, hs, w + static_cast<int64_t>(d) * entry_column[item.entry]);
     }
   }
 }
@@ -75,6 +82,21 @@ inline void MarginalizedRowsFixed(const double* q1, const Scalar* h, int k,
       we.noalias() += Eigen::Map<const Eigen::Matrix<double, E, 1>>(q1 + r * E) *
                       Eigen::Map<const Row>(h + r * kStride).template cast<double>();
     }
+  }
+}
+
+// One item's share of W (d = E, camera size F) in a group that is not
+// uniform (COLMAP's pose and intrinsics items): we (E x F, row-major) +=
+// Q1's rows times the item's camera rows. The caller dispatches per item.
+template <int E, int F, typename Scalar>
+inline void MarginalizedRowsItemFixed(const ProjectedBlockLayout::Item& item, const double* q1, const Scalar* h,
+                                      int hs, double* we) {
+  using WMatrix = Eigen::Matrix<double, E, F, F == 1 ? Eigen::ColMajor : Eigen::RowMajor>;
+  using Row = Eigen::Matrix<Scalar, 1, F>;
+  Eigen::Map<WMatrix> w(we);
+  for (int r = item.row; r < item.row + item.rows; ++r) {
+    w.noalias() += Eigen::Map<const Eigen::Matrix<double, E, 1>>(q1 + static_cast<int64_t>(r) * E) *
+                   Eigen::Map<const Row>(h + static_cast<int64_t>(r) * hs + item.column).template cast<double>();
   }
 }
 
@@ -122,16 +144,54 @@ inline void AddDiagonalFixed(const ProjectedBlockLayout& layout, int e, const Sc
   }
 }
 
+// AddDiagonalDynamic at fixed sizes d = E, n = N, for a group that is not
+// uniform: its residual blocks' rows counted at run time. The block's sum
+// is formed apart and then added to acc.
+template <int E, int N, typename Scalar>
+inline void AddDiagonalItemsFixed(const ProjectedBlockLayout& layout, int hs, int e, const Scalar* h,
+                                  const double* w, double* acc) {
+  using Block = Eigen::Matrix<double, N, N>;
+  using Vector = Eigen::Matrix<double, N, 1>;
+  Block sum = Block::Zero();
+  for (int ii = layout.entry_item_begin[e]; ii < layout.entry_item_begin[e + 1]; ++ii) {
+    const ProjectedBlockLayout::Item& item = layout.items[layout.entry_items[ii]];
+    DCHECK_EQ(item.size, N);
+    for (int r = item.row; r < item.row + item.rows; ++r) {
+      const Vector j = Eigen::Map<const Eigen::Matrix<Scalar, N, 1>>(h + static_cast<int64_t>(r) * hs + item.column)
+                           .template cast<double>();
+      sum.noalias() += j * j.transpose();
+    }
+  }
+  const Eigen::Map<const Eigen::Matrix<double, E, N, N == 1 ? Eigen::ColMajor : Eigen::RowMajor>> we(w);
+  sum.noalias() -= we.transpose() * we;
+  // acc's row a (lower triangle) is sum's column a, above the diagonal.
+  for (int a = 0; a < N; ++a) {
+    for (int i = 0; i <= a; ++i) acc[a * N + i] += sum(i, a);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Two different cameras of a group: S's block (row camera, column camera)
 // += Jp_row^T Jp_col - W_row^T W_col, all of it (an off-diagonal block).
 
-// Any group: camera entries e_row, e_col of sizes f_row, f_col; shared:
-// whether a residual block of the group has both (else only -W_row^T W_col).
+// The residual blocks that have both cameras of a pair, found once (the
+// schedule of reduced_camera_matrix.h): per such residual block its rows in
+// the group and the two cameras' first columns in the hot rows (the
+// ProjectedBlockLayout::Item fields the kernels read, copied so that they
+// read no item at random).
+struct SharedItems {
+  int row;         // first row of the residual block in the group
+  int rows;        // its rows
+  int row_column;  // the row camera's first compact column
+  int col_column;  // the column camera's
+};
+
+// Any group: cameras of sizes f_row, f_col; [shared, shared_end): the
+// residual blocks that have both (none: only -W_row^T W_col).
 template <typename Scalar>
-void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_col, int f_row, int f_col,
-                    const Scalar* h, const double* w_row, const double* w_col, const int64_t* col_begin,
-                    int position, bool shared, double* values) {
+void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int f_row, int f_col, const Scalar* h,
+                    const double* w_row, const double* w_col, const int64_t* col_begin, int position,
+                    const SharedItems* shared, const SharedItems* shared_end, double* values) {
   const int d = layout.landmark_size[g];
   const int hs = layout.hot_stride(g);
   for (int a = 0; a < f_col; ++a) {
@@ -142,19 +202,11 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_
       col[i] -= v;
     }
   }
-  if (!shared) return;
-  // Jp_row^T Jp_col over the residual blocks that have both cameras: per
-  // item of the row camera (in row order) the column camera's item of the
-  // same residual block, if any (EntryItemAtRow bisects: COLMAP's
-  // intrinsics have one item per observation of their images).
-  for (int ir = layout.entry_item_begin[e_row]; ir < layout.entry_item_begin[e_row + 1]; ++ir) {
-    const ProjectedBlockLayout::Item& item_row = layout.items[layout.entry_items[ir]];
-    const int ic = layout.EntryItemAtRow(e_col, item_row.row);
-    if (ic < 0) continue;  // no residual block with both
-    const ProjectedBlockLayout::Item& item_col = layout.items[ic];
-    for (int r = item_col.row; r < item_col.row + item_col.rows; ++r) {
-      const Scalar* jr = h + static_cast<int64_t>(r) * hs + item_row.column;
-      const Scalar* jc = h + static_cast<int64_t>(r) * hs + item_col.column;
+  // Jp_row^T Jp_col over the residual blocks that have both cameras.
+  for (const SharedItems* m = shared; m != shared_end; ++m) {
+    for (int r = m->row; r < m->row + m->rows; ++r) {
+      const Scalar* jr = h + static_cast<int64_t>(r) * hs + m->row_column;
+      const Scalar* jc = h + static_cast<int64_t>(r) * hs + m->col_column;
       for (int a = 0; a < f_col; ++a) {
         double* col = values + col_begin[a] + position;
         const double ja = jc[a];
@@ -167,39 +219,32 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int e_row, int e_
 // AddPairDynamic at fixed sizes: landmark size E, row camera FR, column
 // camera FC (the sizes of FixedPairCameraSizesList in any pairing:
 // COLMAP's pose 6 and intrinsics 1-4, BAL's 9);
-// the number of rows per residual block stays a runtime value. Sums in the
-// order AddPairDynamic sums (the same values).
+// the number of rows per residual block stays a runtime value.
 template <int E, int FR, int FC, typename Scalar>
-inline void AddPairFixed(const ProjectedBlockLayout& layout, int hs, int e_row, int e_col, const Scalar* h,
-                         const double* w_row, const double* w_col, const int64_t* col_begin, int position,
-                         bool shared, double* values) {
+inline void AddPairFixed(const ProjectedBlockLayout& layout, int hs, const Scalar* h, const double* w_row,
+                         const double* w_col, const int64_t* col_begin, int position, const SharedItems* shared,
+                         const SharedItems* shared_end, double* values) {
+  // W_row^T (FR x E, column-major: each of its columns one vector) and each
+  // column's sum over k formed in a vector before it is stored: the sums run
+  // on SIMD packets (values may alias W as far as the compiler knows, which
+  // keeps it from vectorizing the scalar loops).
+  using Column = Eigen::Matrix<double, FR, 1>;
+  const Eigen::Matrix<double, FR, E> wr =
+      Eigen::Map<const Eigen::Matrix<double, E, FR, FR == 1 ? Eigen::ColMajor : Eigen::RowMajor>>(w_row)
+          .transpose();
   for (int a = 0; a < FC; ++a) {
-    double* col = values + col_begin[a] + position;
-    double wc[E];
-    for (int k = 0; k < E; ++k) wc[k] = w_col[k * FC + a];
-    for (int i = 0; i < FR; ++i) {
-      double v = w_row[i] * wc[0];
-      for (int k = 1; k < E; ++k) v += w_row[k * FR + i] * wc[k];
-      col[i] -= v;
-    }
+    Column v = wr.col(0) * w_col[a];
+    for (int k = 1; k < E; ++k) v += wr.col(k) * w_col[k * FC + a];
+    Eigen::Map<Column>(values + col_begin[a] + position) -= v;
   }
-  if (!shared) return;
-  for (int ir = layout.entry_item_begin[e_row]; ir < layout.entry_item_begin[e_row + 1]; ++ir) {
-    const ProjectedBlockLayout::Item& item_row = layout.items[layout.entry_items[ir]];
-    const int ic = layout.EntryItemAtRow(e_col, item_row.row);
-    if (ic < 0) continue;
-    const ProjectedBlockLayout::Item& item_col = layout.items[ic];
-    DCHECK_EQ(item_row.size, FR);
-    DCHECK_EQ(item_col.size, FC);
-    for (int r = item_col.row; r < item_col.row + item_col.rows; ++r) {
-      const Scalar* jr = h + static_cast<int64_t>(r) * hs + item_row.column;
-      const Scalar* jc = h + static_cast<int64_t>(r) * hs + item_col.column;
-      double j[FR];
-      for (int i = 0; i < FR; ++i) j[i] = static_cast<double>(jr[i]);
+  for (const SharedItems* m = shared; m != shared_end; ++m) {
+    for (int r = m->row; r < m->row + m->rows; ++r) {
+      const Eigen::Matrix<double, FR, 1> jr =
+          Eigen::Map<const Eigen::Matrix<Scalar, FR, 1>>(h + static_cast<int64_t>(r) * hs + m->row_column)
+              .template cast<double>();
+      const Scalar* jc = h + static_cast<int64_t>(r) * hs + m->col_column;
       for (int a = 0; a < FC; ++a) {
-        double* col = values + col_begin[a] + position;
-        const double ja = jc[a];
-        for (int i = 0; i < FR; ++i) col[i] += j[i] * ja;
+        Eigen::Map<Column>(values + col_begin[a] + position) += jr * static_cast<double>(jc[a]);
       }
     }
   }

@@ -25,6 +25,20 @@ int64_t MarginalizedRowsSize(const ProblemStructure& s) {
   return size;
 }
 
+// At most one SharedItems per pair of variable cameras of a residual block
+// (COLMAP's pose and intrinsics: one per observation).
+int64_t SharedItemsBound(const ProblemStructure& s) {
+  int64_t bound = 0;
+  for (const ResidualBlockInfo& rb : s.residual_blocks) {
+    int64_t cameras = 0;
+    for (int i = rb.parameter_begin; i < rb.parameter_begin + rb.num_parameter_blocks; ++i) {
+      cameras += s.parameter_blocks[s.residual_parameters[i]].camera_index >= 0 ? 1 : 0;
+    }
+    bound += cameras * (cameras - 1) / 2;
+  }
+  return bound;
+}
+
 constexpr int kPrefetchDistance = 2;
 
 // Uninitialized (every group's W is written by its thin QR's visit before it
@@ -71,6 +85,7 @@ void ReducedCameraMatrix<Scalar>::BuildSchedule() {
   int64_t pairs = 0;
   for (const Group& g : s_.groups) pairs += PairsOf(g);
   pairs_.reserve(static_cast<size_t>(pairs));
+  shared_.reserve(static_cast<size_t>(SharedItemsBound(s_)));
   visits_.reserve(s_.group_cameras.size() + 1);
   for (int c = 0; c < num_cameras; ++c) {
     for (int slot = s_.camera_group_begin[c]; slot < s_.camera_group_begin[c + 1]; ++slot) {
@@ -90,8 +105,15 @@ void ReducedCameraMatrix<Scalar>::BuildSchedule() {
         if (pb.camera_index >= c) continue;
         const int64_t k = pattern_.FindBlock(pb.camera_index, c);
         if (k < 0) continue;  // a block a preconditioner's pattern leaves out
-        pairs_.push_back(Pair{d * entry_column_[e], pattern_.position(k), e, pb.tangent_size,
-                              ShareResidualBlock(e, visit.entry)});
+        const int shared_begin = static_cast<int>(shared_.size());
+        AddSharedItems(e, visit.entry);
+        pairs_.push_back(Pair{d * entry_column_[e], pattern_.position(k), pb.tangent_size, shared_begin,
+                              static_cast<int>(shared_.size())});
+        for (int i = shared_begin; i < static_cast<int>(shared_.size()); ++i) {
+          const bool first = visit.shared_row_end == visit.shared_row_begin;
+          visit.shared_row_begin = first ? shared_[i].row : std::min(visit.shared_row_begin, shared_[i].row);
+          visit.shared_row_end = std::max(visit.shared_row_end, shared_[i].row + shared_[i].rows);
+        }
       }
       if (static_cast<int64_t>(pairs_.size()) > visit.pair_begin) visits_.push_back(visit);
     }
@@ -103,11 +125,16 @@ void ReducedCameraMatrix<Scalar>::BuildSchedule() {
 }
 
 template <typename Scalar>
-bool ReducedCameraMatrix<Scalar>::ShareResidualBlock(int e_row, int e_col) const {
+void ReducedCameraMatrix<Scalar>::AddSharedItems(int e_row, int e_col) {
   for (int ir = layout_.entry_item_begin[e_row]; ir < layout_.entry_item_begin[e_row + 1]; ++ir) {
-    if (layout_.EntryItemAtRow(e_col, layout_.items[layout_.entry_items[ir]].row) >= 0) return true;
+    const ProjectedBlockLayout::Item& row_item = layout_.items[layout_.entry_items[ir]];
+    const int col_item = layout_.EntryItemAtRow(e_col, row_item.row);
+    if (col_item < 0) continue;
+    const ProjectedBlockLayout::Item& item = layout_.items[col_item];
+    DCHECK_EQ(item.row, row_item.row);
+    DCHECK_EQ(item.rows, row_item.rows);
+    shared_.push_back(SharedItems{row_item.row, row_item.rows, row_item.column, item.column});
   }
-  return false;
 }
 
 template <typename Scalar>
@@ -121,6 +148,7 @@ int64_t ReducedCameraMatrix<Scalar>::RequiredBytes(const ProblemStructure& s, co
   for (const Group& g : s.groups) pairs += PairsOf(g);
   const int64_t schedule_bytes = (static_cast<int64_t>(s.group_cameras.size()) + 1) * static_cast<int64_t>(sizeof(Visit)) +
                                  pairs * static_cast<int64_t>(sizeof(Pair)) +
+                                 SharedItemsBound(s) * static_cast<int64_t>(sizeof(SharedItems)) +
                                  (pattern.num_cameras() + 1) * static_cast<int64_t>(sizeof(int64_t));
   const int64_t index_bytes = static_cast<int64_t>(s.group_cameras.size()) * static_cast<int64_t>(sizeof(int)) +
                               static_cast<int64_t>(s.groups.size() + 1) * static_cast<int64_t>(sizeof(int64_t)) +
@@ -148,6 +176,8 @@ void ReducedCameraMatrix<Scalar>::VisitGroup(int chunk, int g, const double* q1,
         MarginalizedRowsFixed<S::kRow, S::kE, S::kF>(q1, hot, se - sb,
                                                       layout_.items.data() + layout_.segments[sb].item_begin,
                                                       entry_column_.data(), w);
+      } else if (layout_.landmark_size[g] == 3) {
+        MarginalizedRowsMixed(g, q1, hot, w);
       } else {
         MarginalizedRowsDynamic(layout_, g, q1, hot, entry_column_.data(), w);
       }
@@ -160,6 +190,27 @@ void ReducedCameraMatrix<Scalar>::VisitGroup(int chunk, int g, const double* q1,
 }
 
 template <typename Scalar>
+void ReducedCameraMatrix<Scalar>::MarginalizedRowsMixed(int g, const double* q1, const Scalar* hot,
+                                                        double* w) const {
+  const int hs = layout_.hot_stride(g);
+  for (int sg = layout_.segment_begin[g]; sg < layout_.segment_end[g]; ++sg) {
+    const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
+    for (int it = seg.item_begin; it < seg.item_end; ++it) {
+      const ProjectedBlockLayout::Item& item = layout_.items[it];
+      double* we = w + 3 * static_cast<int64_t>(entry_column_[item.entry]);
+      DispatchPairCameraSize(item.size, [&](auto fixed) {
+        using S = decltype(fixed);
+        if constexpr (S::kFixed) {
+          MarginalizedRowsItemFixed<3, S::kF>(item, q1, hot, hs, we);
+        } else {
+          MarginalizedRowsItemDynamic(item, 3, q1, hot, hs, we);
+        }
+      });
+    }
+  }
+}
+
+template <typename Scalar>
 void ReducedCameraMatrix<Scalar>::AddDiagonalBlock(int g, int e, int n, const Scalar* hot, double* acc) const {
   const double* w = w_.get() + w_offset_[g] + static_cast<int64_t>(s_.groups[g].landmark_size) * entry_column_[e];
   DispatchBlockSizes(layout_.uniform_sizes[g], [&](auto fixed) {
@@ -168,7 +219,14 @@ void ReducedCameraMatrix<Scalar>::AddDiagonalBlock(int g, int e, int n, const Sc
       DCHECK_EQ(n, S::kF);
       AddDiagonalFixed<S::kRow, S::kE, S::kF>(layout_, e, hot, w, acc);
     } else {
-      AddDiagonalDynamic(layout_, g, e, n, hot, w, acc);
+      DispatchPairCameraSize(layout_.landmark_size[g] == 3 ? n : kDynamic, [&](auto item) {
+        using N = decltype(item);
+        if constexpr (N::kFixed) {
+          AddDiagonalItemsFixed<3, N::kF>(layout_, layout_.hot_stride(g), e, hot, w, acc);
+        } else {
+          AddDiagonalDynamic(layout_, g, e, n, hot, w, acc);
+        }
+      });
     }
   });
 }
@@ -187,6 +245,16 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
       // The W of a later visit: the landmark blocks are read at random.
       const Visit& next = visits_[v + kPrefetchDistance];
       for (int i = 0; i < next.w_size; i += 8) __builtin_prefetch(w_.get() + next.w + i);
+      if (next.shared_row_end > next.shared_row_begin) {
+        // And the camera rows its shared pairs read (COLMAP's pose and
+        // intrinsics): the other random reads of the pass.
+        const int next_hs = layout_.hot_stride(next.group);
+        const char* rows = reinterpret_cast<const char*>(blocks.hot_rows(next.group) +
+                                                         static_cast<int64_t>(next.shared_row_begin) * next_hs);
+        const int64_t bytes = static_cast<int64_t>(next.shared_row_end - next.shared_row_begin) * next_hs *
+                              static_cast<int64_t>(sizeof(Scalar));
+        for (int64_t i = 0; i < bytes; i += 64) __builtin_prefetch(rows + i);
+      }
     }
     const Visit& visit = visits_[v];
     const double* w = w_.get() + visit.w;
@@ -198,9 +266,10 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
     // AddPairDynamic.
     const Scalar* hot = blocks.hot_rows(visit.group);
     const int hs = layout_.hot_stride(visit.group);
+    const SharedItems* shared = shared_.data();
     auto dynamic = [&](const Pair* pair) {
-      AddPairDynamic(layout_, visit.group, pair->entry, visit.entry, pair->size, f, hot, w + pair->w_row,
-                     w + visit.w_col, cb, pair->position, pair->shared, values);
+      AddPairDynamic(layout_, visit.group, pair->size, f, hot, w + pair->w_row, w + visit.w_col, cb,
+                     pair->position, shared + pair->shared_begin, shared + pair->shared_end, values);
     };
     DispatchPairCameraSize(visit.d == 3 ? f : kDynamic, [&](auto fc) {
       using C = decltype(fc);
@@ -213,8 +282,9 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
             if constexpr (!R::kFixed) {
               dynamic(pair);
             } else {
-              AddPairFixed<3, R::kF, C::kF>(layout_, hs, pair->entry, visit.entry, hot, w + pair->w_row,
-                                            w + visit.w_col, cb, pair->position, pair->shared, values);
+              AddPairFixed<3, R::kF, C::kF>(layout_, hs, hot, w + pair->w_row, w + visit.w_col, cb,
+                                            pair->position, shared + pair->shared_begin,
+                                            shared + pair->shared_end, values);
             }
           });
         }

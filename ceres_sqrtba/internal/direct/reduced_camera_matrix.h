@@ -56,6 +56,17 @@
 // block-column pass too, their random reads of the camera rows took half of
 // it.
 //
+// COLMAP's problems (a pose and shared intrinsics per observation, two
+// camera items per residual block) read more at random: the shared pairs'
+// camera rows. Measured (synthetic-100k of docs/colmap.md, 143 poses beside
+// 3 intrinsics, float, 2 threads, the least of 28 steps per run, three
+// interleaved runs each): 86-90 ms per step with a search for the shared
+// residual blocks per pair and pass, W's products in scalar loops and the
+// dynamic kernels for the diagonal blocks and W of two-item groups; 62-68 ms
+// with the shared residual blocks listed in the schedule, their rows
+// prefetched with W, the products on SIMD packets and fixed sizes for the
+// items of two-item groups.
+//
 // Jp^T Jp does not depend on lambda and could be kept from one Jacobian to
 // the next radius; it is recomputed, because only a rejected step would gain
 // and the gain is small: ladybug-49, one thread, 0.5 of 11 ms per S (the
@@ -72,6 +83,7 @@
 #include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/direct/reduced_camera_kernels.h"
 #include "ceres_sqrtba/internal/direct/reduced_camera_pattern.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
@@ -128,6 +140,9 @@ class ReducedCameraMatrix {
   // Group g's share of camera entry e's diagonal block added to acc (n x n,
   // CameraBlockSum's accumulator of that camera).
   void AddDiagonalBlock(int g, int e, int n, const Scalar* hot, double* acc) const;
+  // W of a group with d = 3 that is not uniform, at fixed sizes per item of
+  // a size of FixedPairCameraSizesList.
+  void MarginalizedRowsMixed(int g, const double* q1, const Scalar* hot, double* w) const;
   void AccumulateColumn(int c, const ProjectedLandmarkBlocks<Scalar>& blocks, const double* pose_damping);
 
   // The off-diagonal blocks' schedule, built once: per camera c (block
@@ -142,24 +157,29 @@ class ReducedCameraMatrix {
     int entry = 0;        // camera c's entry in the group
     int64_t pair_begin = 0;  // its pairs: [pair_begin, next visit's pair_begin)
     int d = 0;            // the group's landmark size
+    // The group's hot rows its shared pairs read (none: empty), prefetched
+    // with W.
+    int shared_row_begin = 0;
+    int shared_row_end = 0;
   };
   // A pair whose cameras share no residual block (always, when each
   // residual block has one camera; COLMAP's pose and intrinsics share every
   // one of theirs, two poses none) adds only -W'^T W; a shared one also
-  // Jp'^T Jp over its common residual blocks. Both at fixed sizes when d = 3
-  // and f', f are COLMAP's or BAL's camera sizes (AddPairFixed); the others
-  // take AddPairDynamic.
+  // Jp'^T Jp over its common residual blocks, listed once in shared_ with
+  // the rows and columns the kernel reads (no search per pass). Both at
+  // fixed sizes when d = 3 and f', f are COLMAP's or BAL's camera sizes
+  // (AddPairFixed); the others take AddPairDynamic.
   struct Pair {
     int w_row;     // camera c''s d x f' part, from the visit's w
     int position;  // of block (c', c) in its block column
-    int entry;     // camera c''s entry in the group
     int size;      // f'
-    bool shared;   // a residual block of the group has both cameras
+    int shared_begin;  // the residual blocks with both cameras:
+    int shared_end;    // shared_[shared_begin, shared_end)
   };
   void BuildSchedule();
-  // Whether a residual block of the group has both camera entries.
-  bool ShareResidualBlock(int e_row, int e_col) const;
-
+  // Appends to shared_ the residual blocks of the group that have both
+  // camera entries.
+  void AddSharedItems(int e_row, int e_col);
   const ProblemStructure& s_;
   const ProjectedBlockLayout& layout_;
   const ReducedCameraPattern& pattern_;
@@ -175,6 +195,7 @@ class ReducedCameraMatrix {
   std::vector<int64_t> visit_begin_;  // per camera + 1
   std::vector<Visit> visits_;         // and a sentinel
   std::vector<Pair> pairs_;
+  std::vector<SharedItems> shared_;
 };
 
 extern template class ReducedCameraMatrix<float>;
