@@ -267,11 +267,19 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
       int row = 0;
       for (int k = group.residual_begin; k < group.residual_end; ++k) {
         if (want_jacobian && k + kPrefetchDistance < kend) {
+          // The residual blocks are read in group order, the problem's order
+          // shuffled (COLMAP adds them image by image): the block info
+          // itself is a miss, so it is fetched twice as far ahead as the
+          // cost function object it points to.
+          if (k + 2 * kPrefetchDistance < kend) {
+            __builtin_prefetch(&s_.residual_blocks[order[k + 2 * kPrefetchDistance]]);
+          }
           const ResidualBlockInfo& ahead = s_.residual_blocks[order[k + kPrefetchDistance]];
           // Two lines: a cost function's members often straddle the first.
           __builtin_prefetch(ahead.cost_function);
           __builtin_prefetch(reinterpret_cast<const char*>(ahead.cost_function) + 64);
           if (ahead.loss_function != nullptr) __builtin_prefetch(ahead.loss_function);
+          __builtin_prefetch(s_.residual_parameters.data() + ahead.parameter_begin);
         }
         const int r = order[k];
         const ResidualBlockInfo& rb = s_.residual_blocks[r];
