@@ -25,6 +25,7 @@
 
 #include <Eigen/Core>
 
+#include "ceres_sqrtba/internal/common/fixed_size_dispatch.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
 #include "ceres_sqrtba/internal/projected/projected_gram_kernels.h"
 #include "glog/logging.h"
@@ -50,6 +51,23 @@ void MarginalizedRowsItemDynamic(const ProjectedBlockLayout::Item& item, int d, 
   }
 }
 
+// One item's share of W (d = E, camera size F) in a group that is not
+// uniform (COLMAP's pose and intrinsics items): we (E x F, row-major) +=
+// Q1's rows times the item's camera rows.
+template <int E, int F, typename Scalar>
+inline void MarginalizedRowsItemFixed(const ProjectedBlockLayout::Item& item, const double* q1, const Scalar* h,
+                                      int hs, double* we) {
+  using WMatrix = Eigen::Matrix<double, E, F, F == 1 ? Eigen::ColMajor : Eigen::RowMajor>;
+  using Row = Eigen::Matrix<Scalar, 1, F>;
+  Eigen::Map<WMatrix> w(we);
+  for (int r = item.row; r < item.row + item.rows; ++r) {
+    w.noalias() += Eigen::Map<const Eigen::Matrix<double, E, 1>>(q1 + static_cast<int64_t>(r) * E) *
+                   Eigen::Map<const Row>(h + static_cast<int64_t>(r) * hs + item.column).template cast<double>();
+  }
+}
+
+// Any group; with d = 3 each item at a fixed size of
+// FixedPairCameraSizesList (COLMAP's two-item groups), else dynamic.
 template <typename Scalar>
 void MarginalizedRowsDynamic(const ProjectedBlockLayout& layout, int g, const double* q1,
                              const Scalar* h, const int* entry_column, double* w) {
@@ -59,7 +77,15 @@ void MarginalizedRowsDynamic(const ProjectedBlockLayout& layout, int g, const do
     const ProjectedBlockLayout::Segment& seg = layout.segments[sg];
     for (int it = seg.item_begin; it < seg.item_end; ++it) {
       const ProjectedBlockLayout::Item& item = layout.items[it];
-      MarginalizedRowsItemDynamic(item, d, q1, h, hs, w + static_cast<int64_t>(d) * entry_column[item.entry]);
+      double* we = w + static_cast<int64_t>(d) * entry_column[item.entry];
+      DispatchPairCameraSize(d == 3 ? item.size : kDynamic, [&](auto fixed) {
+        using S = decltype(fixed);
+        if constexpr (S::kFixed) {
+          MarginalizedRowsItemFixed<3, S::kF>(item, q1, h, hs, we);
+        } else {
+          MarginalizedRowsItemDynamic(item, d, q1, h, hs, we);
+        }
+      });
     }
   }
 }
@@ -82,21 +108,6 @@ inline void MarginalizedRowsFixed(const double* q1, const Scalar* h, int k,
       we.noalias() += Eigen::Map<const Eigen::Matrix<double, E, 1>>(q1 + r * E) *
                       Eigen::Map<const Row>(h + r * kStride).template cast<double>();
     }
-  }
-}
-
-// One item's share of W (d = E, camera size F) in a group that is not
-// uniform (COLMAP's pose and intrinsics items): we (E x F, row-major) +=
-// Q1's rows times the item's camera rows. The caller dispatches per item.
-template <int E, int F, typename Scalar>
-inline void MarginalizedRowsItemFixed(const ProjectedBlockLayout::Item& item, const double* q1, const Scalar* h,
-                                      int hs, double* we) {
-  using WMatrix = Eigen::Matrix<double, E, F, F == 1 ? Eigen::ColMajor : Eigen::RowMajor>;
-  using Row = Eigen::Matrix<Scalar, 1, F>;
-  Eigen::Map<WMatrix> w(we);
-  for (int r = item.row; r < item.row + item.rows; ++r) {
-    w.noalias() += Eigen::Map<const Eigen::Matrix<double, E, 1>>(q1 + static_cast<int64_t>(r) * E) *
-                   Eigen::Map<const Row>(h + static_cast<int64_t>(r) * hs + item.column).template cast<double>();
   }
 }
 
@@ -221,7 +232,7 @@ void AddPairDynamic(const ProjectedBlockLayout& layout, int g, int f_row, int f_
 // COLMAP's pose 6 and intrinsics 1-4, BAL's 9);
 // the number of rows per residual block stays a runtime value.
 template <int E, int FR, int FC, typename Scalar>
-inline void AddPairFixed(const ProjectedBlockLayout& layout, int hs, const Scalar* h, const double* w_row,
+inline void AddPairFixed(int hs, const Scalar* h, const double* w_row,
                          const double* w_col, const int64_t* col_begin, int position, const SharedItems* shared,
                          const SharedItems* shared_end, double* values) {
   // W_row^T (FR x E, column-major: each of its columns one vector) and each

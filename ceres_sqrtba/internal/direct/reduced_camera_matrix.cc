@@ -176,8 +176,6 @@ void ReducedCameraMatrix<Scalar>::VisitGroup(int chunk, int g, const double* q1,
         MarginalizedRowsFixed<S::kRow, S::kE, S::kF>(q1, hot, se - sb,
                                                       layout_.items.data() + layout_.segments[sb].item_begin,
                                                       entry_column_.data(), w);
-      } else if (layout_.landmark_size[g] == 3) {
-        MarginalizedRowsMixed(g, q1, hot, w);
       } else {
         MarginalizedRowsDynamic(layout_, g, q1, hot, entry_column_.data(), w);
       }
@@ -186,27 +184,6 @@ void ReducedCameraMatrix<Scalar>::VisitGroup(int chunk, int g, const double* q1,
   if (diagonal_sum_.chunked()) {
     diagonal_sum_.AddGroup(g, diagonal_sum_.ChunkSums(chunk),
                            [&](int, int e, int, int n, double* acc) { AddDiagonalBlock(g, e, n, hot, acc); });
-  }
-}
-
-template <typename Scalar>
-void ReducedCameraMatrix<Scalar>::MarginalizedRowsMixed(int g, const double* q1, const Scalar* hot,
-                                                        double* w) const {
-  const int hs = layout_.hot_stride(g);
-  for (int sg = layout_.segment_begin[g]; sg < layout_.segment_end[g]; ++sg) {
-    const ProjectedBlockLayout::Segment& seg = layout_.segments[sg];
-    for (int it = seg.item_begin; it < seg.item_end; ++it) {
-      const ProjectedBlockLayout::Item& item = layout_.items[it];
-      double* we = w + 3 * static_cast<int64_t>(entry_column_[item.entry]);
-      DispatchPairCameraSize(item.size, [&](auto fixed) {
-        using S = decltype(fixed);
-        if constexpr (S::kFixed) {
-          MarginalizedRowsItemFixed<3, S::kF>(item, q1, hot, hs, we);
-        } else {
-          MarginalizedRowsItemDynamic(item, 3, q1, hot, hs, we);
-        }
-      });
-    }
   }
 }
 
@@ -282,7 +259,7 @@ void ReducedCameraMatrix<Scalar>::AccumulateColumn(int c, const ProjectedLandmar
             if constexpr (!R::kFixed) {
               dynamic(pair);
             } else {
-              AddPairFixed<3, R::kF, C::kF>(layout_, hs, hot, w + pair->w_row, w + visit.w_col, cb,
+              AddPairFixed<3, R::kF, C::kF>(hs, hot, w + pair->w_row, w + visit.w_col, cb,
                                             pair->position, shared + pair->shared_begin,
                                             shared + pair->shared_end, values);
             }

@@ -140,9 +140,6 @@ class ReducedCameraMatrix {
   // Group g's share of camera entry e's diagonal block added to acc (n x n,
   // CameraBlockSum's accumulator of that camera).
   void AddDiagonalBlock(int g, int e, int n, const Scalar* hot, double* acc) const;
-  // W of a group with d = 3 that is not uniform, at fixed sizes per item of
-  // a size of FixedPairCameraSizesList.
-  void MarginalizedRowsMixed(int g, const double* q1, const Scalar* hot, double* w) const;
   void AccumulateColumn(int c, const ProjectedLandmarkBlocks<Scalar>& blocks, const double* pose_damping);
 
   // The off-diagonal blocks' schedule, built once: per camera c (block
