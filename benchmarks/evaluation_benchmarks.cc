@@ -67,8 +67,16 @@ namespace {
 // out), from the solver's summary timers (CeresPasses). A yardstick for the
 // floor ratios: the same calls of the user's code, with everything an
 // evaluator must add around them, in the reference implementation.
+// The problems' residuals are ceres_sqrtba::AutoDiffCostFunction (as
+// bundle_adjuster builds them): the single precision Jacobian pass evaluates
+// their Jacobians in float, against the float floor (FloatJacobians'
+// EvaluateFloatJacobians alone: the plain double residuals and the
+// Jet<float> Jacobians); the same pass with every Jacobian in double (an
+// evaluator over the same structure with the FloatJacobians left out, as
+// with ceres::AutoDiffCostFunction) against the double floor.
 // Names: Evaluate/<problem>/<pass>/threads:<n>, pass one of floor_residuals,
-// evaluator_cost, floor_jacobians, evaluator_jacobian_single,
+// evaluator_cost, floor_jacobians, floor_float_jacobians,
+// evaluator_jacobian_single, evaluator_jacobian_single_double_jacobians,
 // evaluator_jacobian_double, ceres_cost, ceres_jacobian.
 
 struct EvaluationSpec {
@@ -109,6 +117,9 @@ class EvaluationFixture {
     options_.preconditioner_type = ceres::SCHUR_JACOBI;
     factory_ = std::make_unique<LinearSolverFactory>(s_, LinearSolverOptionsOf(options_));
     evaluator_ = std::make_unique<Evaluator>(s_, factory_->partition(), &context_);
+    s_double_jacobians_ = s_;
+    for (ResidualBlockInfo& rb : s_double_jacobians_.residual_blocks) rb.float_jacobians = nullptr;
+    evaluator_double_jacobians_ = std::make_unique<Evaluator>(s_double_jacobians_, factory_->partition(), &context_);
     x_ = StateFromUser(s_);
     gradient_.resize(s_.num_effective_parameters);
     // Per-chunk scratch of the floor, sized for the largest residual block.
@@ -126,6 +137,8 @@ class EvaluationFixture {
     for (FloorScratch& sc : scratch_) {
       sc.residuals.resize(max_residuals);
       sc.jacobians.resize(max_jacobian);
+      sc.float_jacobians.resize(max_jacobian);
+      sc.float_jacobian_pointers.resize(max_blocks);
       sc.parameters.resize(max_blocks);
       sc.jacobian_pointers.resize(max_blocks);
     }
@@ -134,8 +147,9 @@ class EvaluationFixture {
   int64_t num_residual_blocks() const { return static_cast<int64_t>(s_.residual_blocks.size()); }
 
   // The floor: user code only. Returns the sum of the losses, so that nothing
-  // can be optimized away.
-  double Floor(bool jacobians) {
+  // can be optimized away. With float_jacobians, the cost functions'
+  // EvaluateFloatJacobians where they have it (all of these problems').
+  double Floor(bool jacobians, bool float_jacobians = false) {
     const WorkPartition& partition = factory_->partition();
     context_.ForChunks(partition, [&](int chunk, int gbegin, int gend) {
       FloorScratch& sc = scratch_[chunk];
@@ -149,13 +163,20 @@ class EvaluationFixture {
             const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + i]];
             sc.parameters[i] = pb.is_constant ? pb.user_values : x_.data() + pb.state_offset;
             sc.jacobian_pointers[i] = nullptr;
+            sc.float_jacobian_pointers[i] = nullptr;
             if (jacobians && !pb.is_constant) {
               sc.jacobian_pointers[i] = sc.jacobians.data() + used;
+              sc.float_jacobian_pointers[i] = sc.float_jacobians.data() + used;
               used += rb.num_residuals * pb.size;
             }
           }
-          rb.cost_function->Evaluate(sc.parameters.data(), sc.residuals.data(),
-                                     jacobians ? sc.jacobian_pointers.data() : nullptr);
+          if (jacobians && float_jacobians && rb.float_jacobians != nullptr) {
+            rb.float_jacobians->EvaluateFloatJacobians(sc.parameters.data(), sc.residuals.data(),
+                                                       sc.float_jacobian_pointers.data());
+          } else {
+            rb.cost_function->Evaluate(sc.parameters.data(), sc.residuals.data(),
+                                       jacobians ? sc.jacobian_pointers.data() : nullptr);
+          }
           double squared_norm = 0.0;
           for (int i = 0; i < rb.num_residuals; ++i) squared_norm += sc.residuals[i] * sc.residuals[i];
           if (rb.loss_function != nullptr) {
@@ -221,18 +242,22 @@ class EvaluationFixture {
     return cost;
   }
 
-  double EvaluateJacobian(Precision precision) {
+  // double_jacobians: every Jacobian in double, also into a float storage.
+  double EvaluateJacobian(Precision precision, bool double_jacobians = false) {
     LinearSolver* solver = SolverOf(precision);
+    Evaluator* evaluator = double_jacobians ? evaluator_double_jacobians_.get() : evaluator_.get();
     double cost = 0.0;
-    if (!evaluator_->EvaluateJacobian(x_.data(), true, &cost, gradient_.data(), solver->writer())) Fail();
+    if (!evaluator->EvaluateJacobian(x_.data(), true, &cost, gradient_.data(), solver->writer())) Fail();
     return cost;
   }
 
  private:
   struct FloorScratch {
     std::vector<double> residuals, jacobians;
+    std::vector<float> float_jacobians;
     std::vector<const double*> parameters;
     std::vector<double*> jacobian_pointers;
+    std::vector<float*> float_jacobian_pointers;
     double cost = 0.0;
   };
 
@@ -265,6 +290,8 @@ class EvaluationFixture {
   ceres_sqrtba::Solver::Options options_;
   std::unique_ptr<LinearSolverFactory> factory_;
   std::unique_ptr<Evaluator> evaluator_;
+  ProblemStructure s_double_jacobians_;  // s_ without the FloatJacobians
+  std::unique_ptr<Evaluator> evaluator_double_jacobians_;
   std::map<Precision, std::unique_ptr<LinearSolver>> solvers_;
   std::vector<double> x_, gradient_, saved_;
   std::vector<FloorScratch> scratch_;
@@ -283,7 +310,9 @@ enum class Pass {
   kFloorResiduals,
   kEvaluatorCost,
   kFloorJacobians,
+  kFloorFloatJacobians,
   kEvaluatorJacobianSingle,
+  kEvaluatorJacobianSingleDoubleJacobians,
   kEvaluatorJacobianDouble,
   kCeresCost,
   kCeresJacobian
@@ -305,7 +334,11 @@ void BM_Evaluate(benchmark::State& state, EvaluationSpec spec, Pass pass, int th
       case Pass::kFloorResiduals: value = f.Floor(false); break;
       case Pass::kEvaluatorCost: value = f.EvaluateCost(); break;
       case Pass::kFloorJacobians: value = f.Floor(true); break;
+      case Pass::kFloorFloatJacobians: value = f.Floor(true, true); break;
       case Pass::kEvaluatorJacobianSingle: value = f.EvaluateJacobian(SINGLE_PRECISION); break;
+      case Pass::kEvaluatorJacobianSingleDoubleJacobians:
+        value = f.EvaluateJacobian(SINGLE_PRECISION, /*double_jacobians=*/true);
+        break;
       case Pass::kEvaluatorJacobianDouble: value = f.EvaluateJacobian(DOUBLE_PRECISION); break;
       default: break;
     }
@@ -333,7 +366,9 @@ void RegisterEvaluationBenchmarks(const std::string& bal) {
       {"floor_residuals", Pass::kFloorResiduals},
       {"evaluator_cost", Pass::kEvaluatorCost},
       {"floor_jacobians", Pass::kFloorJacobians},
+      {"floor_float_jacobians", Pass::kFloorFloatJacobians},
       {"evaluator_jacobian_single", Pass::kEvaluatorJacobianSingle},
+      {"evaluator_jacobian_single_double_jacobians", Pass::kEvaluatorJacobianSingleDoubleJacobians},
       {"evaluator_jacobian_double", Pass::kEvaluatorJacobianDouble},
       {"ceres_cost", Pass::kCeresCost},
       {"ceres_jacobian", Pass::kCeresJacobian},

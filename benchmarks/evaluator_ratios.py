@@ -43,13 +43,17 @@ _TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
 # (column, numerator pass, denominator pass)
 RATIOS = (("residual", "evaluator_cost", "floor_residuals"),
-          ("jacobian_single", "evaluator_jacobian_single", "floor_jacobians"),
+          ("float_floor_speedup", "floor_jacobians", "floor_float_jacobians"),
+          ("jacobian_single", "evaluator_jacobian_single", "floor_float_jacobians"),
+          ("jacobian_single_speedup", "evaluator_jacobian_single_double_jacobians",
+           "evaluator_jacobian_single"),
           ("jacobian_double", "evaluator_jacobian_double", "floor_jacobians"),
           ("ceres_residual", "ceres_cost", "floor_residuals"),
           ("ceres_jacobian_ratio", "ceres_jacobian", "floor_jacobians"))
 PROBLEM_ORDER = ("bal", "synthetic", "manifold")
-PASSES = ("floor_residuals", "evaluator_cost", "floor_jacobians",
-          "evaluator_jacobian_single", "evaluator_jacobian_double",
+PASSES = ("floor_residuals", "evaluator_cost", "floor_jacobians", "floor_float_jacobians",
+          "evaluator_jacobian_single", "evaluator_jacobian_single_double_jacobians",
+          "evaluator_jacobian_double",
           "ceres_cost", "ceres_jacobian")
 
 
@@ -151,8 +155,10 @@ def load(json_path):
 
 
 HEADERS = ("problem", "threads", "floor, residuals [ms]", "residual pass [ms]",
-           "residual / floor", "floor, Jacobians [ms]", "Jacobian pass, single [ms]",
-           "Jacobian single / floor", "Jacobian pass, double [ms]", "Jacobian double / floor",
+           "residual / floor", "floor, Jacobians [ms]", "floor, float Jacobians [ms]",
+           "floor double / float", "Jacobian pass, single [ms]", "Jacobian single / float floor",
+           "Jacobian pass, single, double Jacobians [ms]", "single: double Jacobians / float",
+           "Jacobian pass, double [ms]", "Jacobian double / floor",
            "Ceres' residual pass [ms]", "Ceres' residual / floor", "Ceres' Jacobian pass [ms]",
            "Ceres' Jacobian / floor")
 
@@ -166,8 +172,11 @@ def table_rows(rows):
     return [[row["problem"], str(row["threads"]),
              _fmt(row["floor_residuals"], "%.3g"), _fmt(row["evaluator_cost"], "%.3g"),
              _fmt(row["residual"], "%.2f"),
-             _fmt(row["floor_jacobians"], "%.3g"),
+             _fmt(row["floor_jacobians"], "%.3g"), _fmt(row["floor_float_jacobians"], "%.3g"),
+             _fmt(row["float_floor_speedup"], "%.2f"),
              _fmt(row["evaluator_jacobian_single"], "%.3g"), _fmt(row["jacobian_single"], "%.2f"),
+             _fmt(row["evaluator_jacobian_single_double_jacobians"], "%.3g"),
+             _fmt(row["jacobian_single_speedup"], "%.2f"),
              _fmt(row["evaluator_jacobian_double"], "%.3g"), _fmt(row["jacobian_double"], "%.2f"),
              _fmt(row["ceres_cost"], "%.3g"), _fmt(row["ceres_residual"], "%.2f"),
              _fmt(row["ceres_jacobian"], "%.3g"), _fmt(row["ceres_jacobian_ratio"], "%.2f")]

@@ -40,6 +40,11 @@ SOLVERS = (
            ("--linear_solver=sqrt_iterative_schur", "--precision=double"), SQRTBA),
     Solver("sqrt-sparse", "sqrt", ("--linear_solver=sqrt_sparse_schur", "--precision=double"),
            SQRTBA),
+    # sqrt-single with every Jacobian evaluated in double
+    # (ceres::AutoDiffCostFunction): what float Jacobians buy, within one run.
+    Solver("sqrt-single-double-jacobians", "sqrt",
+           ("--linear_solver=sqrt_iterative_schur", "--precision=single", "--float_jacobians=false"),
+           SQRTBA),
     # The paper's explicit landmark blocks (Q2^T Jp stored), for comparison
     # with the projected default.
     Solver("sqrt-single-explicit", "sqrt",

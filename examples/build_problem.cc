@@ -44,8 +44,8 @@ bool BuildProblem(const BuildOptions& options, BalProblem* bal,
     const double x = observed[2 * static_cast<size_t>(i)];
     const double y = observed[2 * static_cast<size_t>(i) + 1];
     ceres::CostFunction* cost = bal->use_quaternions()
-                                    ? SnavelyQuaternionError::Create(x, y)
-                                    : SnavelyAngleAxisError::Create(x, y);
+                                    ? SnavelyQuaternionError::Create(x, y, options.float_jacobians)
+                                    : SnavelyAngleAxisError::Create(x, y, options.float_jacobians);
     problem->AddResidualBlock(cost, loss,
                               bal->mutable_camera(bal->camera_index()[i]),
                               bal->mutable_point(bal->point_index()[i]));

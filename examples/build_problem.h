@@ -18,6 +18,9 @@ struct BuildOptions {
   // Quaternion cameras only: QuaternionManifold on the rotation and a
   // Euclidean manifold on the other six values of the camera block.
   bool use_manifolds = false;
+  // ceres_sqrtba::AutoDiffCostFunction (Jacobians in float when the solve
+  // runs in single precision); false: ceres::AutoDiffCostFunction.
+  bool float_jacobians = true;
 };
 
 // One autodiff reprojection residual (2 values) per observation, on the

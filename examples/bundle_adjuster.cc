@@ -63,6 +63,10 @@ DEFINE_bool(use_quaternions, false,
 DEFINE_bool(use_manifolds, false,
             "With --use_quaternions: quaternion manifold on the rotation.");
 DEFINE_bool(robustify, false, "Huber loss (scale 1 pixel) on every residual.");
+DEFINE_bool(float_jacobians, true,
+            "Build the residuals with ceres_sqrtba::AutoDiffCostFunction: a single precision "
+            "square-root solve evaluates their Jacobians in float. false: "
+            "ceres::AutoDiffCostFunction (every Jacobian in double), for side-by-side runs.");
 DEFINE_double(eta, 1e-2,
               "Accuracy of each truncated Newton step (iterative solvers).");
 DEFINE_int32(num_threads, 1, "Number of threads.");
@@ -455,6 +459,7 @@ int Run() {
   BuildOptions build_options;
   build_options.robustify = FLAGS_robustify;
   build_options.use_manifolds = FLAGS_use_manifolds;
+  build_options.float_jacobians = FLAGS_float_jacobians;
   if (!BuildProblem(build_options, &bal, &problem, &error)) return Fail(error);
 
   Solver::Options& options = setup.options;

@@ -99,6 +99,10 @@ DEFINE_string(preconditioner, "automatic",
               "automatic (schur_jacobi for iterative_schur and sqrt_iterative_schur, as "
               "COLMAP, else Ceres' default), or identity, jacobi, schur_jacobi, "
               "cluster_jacobi, cluster_tridiagonal.");
+DEFINE_bool(float_jacobians, true,
+            "Build the residuals with ceres_sqrtba::AutoDiffCostFunction: a single precision "
+            "square-root solve evaluates their Jacobians in float. false: "
+            "ceres::AutoDiffCostFunction (every Jacobian in double), for side-by-side runs.");
 DEFINE_string(precision, "double",
               "double or single: floating point type of the square-root solvers' linear "
               "algebra.");
@@ -378,6 +382,7 @@ int Run() {
   ba.refine_points3D = FLAGS_BundleAdjustment_refine_points3D;
   ba.constant_rig_from_world_rotation = FLAGS_BundleAdjustment_constant_rig_from_world_rotation;
   ba.min_track_length = FLAGS_BundleAdjustment_min_track_length;
+  ba.float_jacobians = FLAGS_float_jacobians;
   if (ba.min_track_length < 0) return Fail("--BundleAdjustment.min_track_length must be at least 0");
   if (!StringToColmapLoss(FLAGS_BundleAdjustment_loss_function_type, &ba.loss)) {
     return Fail("unknown --BundleAdjustment.loss_function_type '" +

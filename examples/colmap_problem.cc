@@ -9,6 +9,7 @@
 #include "Eigen/Geometry"
 #include "Eigen/QR"
 #include "cli_common.h"
+#include "ceres_sqrtba/autodiff_cost_function.h"
 #include "colmap_camera_models.h"
 
 namespace ceres_sqrtba {
@@ -91,24 +92,28 @@ struct ConstantRigReprojectionError {
 
 // kind 0: (point, pose, camera); 1: (point, sensor_from_rig, rig_from_world,
 // camera); 2: (point, rig_from_world, camera) with sensor_from_rig constant.
+// float_jacobians: ceres_sqrtba::AutoDiffCostFunction (Jacobians in float in
+// a single precision solve), else ceres::AutoDiffCostFunction.
 struct CostFactory {
   double x;
   double y;
+  bool float_jacobians = true;
   int kind = 0;
   const std::array<double, 7>* sensor_from_rig = nullptr;
   ceres::CostFunction* result = nullptr;
+  template <typename Functor, int... Ns>
+  ceres::CostFunction* Make(Functor* functor) const {
+    if (float_jacobians) return new AutoDiffCostFunction<Functor, 2, Ns...>(functor);
+    return new ceres::AutoDiffCostFunction<Functor, 2, Ns...>(functor);
+  }
   template <typename Model>
   void operator()() {
     if (kind == 0) {
-      result = new ceres::AutoDiffCostFunction<ReprojectionError<Model>, 2, 3, 7, Model::kNumParams>(
-          new ReprojectionError<Model>{x, y});
+      result = Make<ReprojectionError<Model>, 3, 7, Model::kNumParams>(new ReprojectionError<Model>{x, y});
     } else if (kind == 1) {
-      result = new ceres::AutoDiffCostFunction<RigReprojectionError<Model>, 2, 3, 7, 7,
-                                               Model::kNumParams>(
-          new RigReprojectionError<Model>{x, y});
+      result = Make<RigReprojectionError<Model>, 3, 7, 7, Model::kNumParams>(new RigReprojectionError<Model>{x, y});
     } else {
-      result = new ceres::AutoDiffCostFunction<ConstantRigReprojectionError<Model>, 2, 3, 7,
-                                               Model::kNumParams>(
+      result = Make<ConstantRigReprojectionError<Model>, 3, 7, Model::kNumParams>(
           new ConstantRigReprojectionError<Model>{{x, y}, *sensor_from_rig});
     }
   }
@@ -180,8 +185,8 @@ bool ProjectWithModel(int id, const double* params, const double* xyz, double* p
 }
 }  // namespace colmap_models
 
-ceres::CostFunction* CreateColmapReprojectionError(int model_id, double x, double y) {
-  CostFactory factory{x, y};
+ceres::CostFunction* CreateColmapReprojectionError(int model_id, double x, double y, bool float_jacobians) {
+  CostFactory factory{x, y, float_jacobians};
   if (!colmap_models::VisitModel(model_id, factory)) return nullptr;
   return factory.result;
 }
@@ -296,7 +301,7 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
         continue;
       }
       observations_.push_back({i, camera, point, point2D.x, point2D.y});
-      CostFactory factory{point2D.x, point2D.y};
+      CostFactory factory{point2D.x, point2D.y, options.float_jacobians};
       if (sensor < 0) {
         colmap_models::VisitModel(camera_models_[camera], factory);
         problem->AddResidualBlock(factory.result, loss, points_[point].data(),

@@ -75,6 +75,10 @@ struct ColmapBundleOptions {
   int min_track_length = 0;  // 0: every track of 2 or more
   ColmapLoss loss = ColmapLoss::kTrivial;
   double loss_scale = 1.0;
+  // The residuals built with ceres_sqrtba::AutoDiffCostFunction, whose
+  // Jacobians a single precision square-root solve evaluates in float;
+  // false: ceres::AutoDiffCostFunction.
+  bool float_jacobians = true;
 };
 
 class ColmapProblem {
@@ -177,8 +181,10 @@ class ColmapProblem {
 
 // A residual block's cost function for a camera model (null for an unknown
 // one): the autodiff reprojection error of one observation on (point xyz,
-// pose 7-vector, camera parameters).
-ceres::CostFunction* CreateColmapReprojectionError(int model_id, double x, double y);
+// pose 7-vector, camera parameters); float_jacobians as in
+// ColmapBundleOptions.
+ceres::CostFunction* CreateColmapReprojectionError(int model_id, double x, double y,
+                                                   bool float_jacobians = true);
 
 }  // namespace examples
 }  // namespace ceres_sqrtba

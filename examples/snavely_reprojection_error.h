@@ -5,11 +5,17 @@
 // the camera's -z axis: p = -(P_x, P_y) / P_z. Radial distortion scales p by
 // d = 1 + k1 |p|^2 + k2 |p|^4 and the predicted pixel is f d p. The residual
 // is predicted minus observed (two values).
+//
+// The functors build either ceres::AutoDiffCostFunction or
+// ceres_sqrtba::AutoDiffCostFunction (float Jacobians in single precision
+// solves): the observed values enter as T(observed), so that T may be a
+// Jet<float, N>.
 #ifndef CERES_SQRTBA_EXAMPLES_SNAVELY_REPROJECTION_ERROR_H_
 #define CERES_SQRTBA_EXAMPLES_SNAVELY_REPROJECTION_ERROR_H_
 
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/rotation.h"
+#include "ceres_sqrtba/autodiff_cost_function.h"
 
 namespace ceres_sqrtba {
 namespace examples {
@@ -25,8 +31,8 @@ inline void SnavelyProjectionResidual(const T camera_point[3],
   const T radius2 = u * u + v * v;
   const T scale =
       intrinsics[0] * (T(1.0) + radius2 * (intrinsics[1] + intrinsics[2] * radius2));
-  residuals[0] = scale * u - observed_x;
-  residuals[1] = scale * v - observed_y;
+  residuals[0] = scale * u - T(observed_x);
+  residuals[1] = scale * v - T(observed_y);
 }
 
 // Camera block of 9: angle-axis rotation (3), translation (3), f, k1, k2.
@@ -46,9 +52,14 @@ class SnavelyAngleAxisError {
     return true;
   }
 
-  static ceres::CostFunction* Create(double observed_x, double observed_y) {
-    return new ceres::AutoDiffCostFunction<SnavelyAngleAxisError, 2, 9, 3>(
-        new SnavelyAngleAxisError(observed_x, observed_y));
+  // float_jacobians: ceres_sqrtba::AutoDiffCostFunction, else Ceres' own.
+  static ceres::CostFunction* Create(double observed_x, double observed_y,
+                                     bool float_jacobians) {
+    auto* functor = new SnavelyAngleAxisError(observed_x, observed_y);
+    if (float_jacobians) {
+      return new AutoDiffCostFunction<SnavelyAngleAxisError, 2, 9, 3>(functor);
+    }
+    return new ceres::AutoDiffCostFunction<SnavelyAngleAxisError, 2, 9, 3>(functor);
   }
 
  private:
@@ -75,9 +86,14 @@ class SnavelyQuaternionError {
     return true;
   }
 
-  static ceres::CostFunction* Create(double observed_x, double observed_y) {
-    return new ceres::AutoDiffCostFunction<SnavelyQuaternionError, 2, 10, 3>(
-        new SnavelyQuaternionError(observed_x, observed_y));
+  // float_jacobians: ceres_sqrtba::AutoDiffCostFunction, else Ceres' own.
+  static ceres::CostFunction* Create(double observed_x, double observed_y,
+                                     bool float_jacobians) {
+    auto* functor = new SnavelyQuaternionError(observed_x, observed_y);
+    if (float_jacobians) {
+      return new AutoDiffCostFunction<SnavelyQuaternionError, 2, 10, 3>(functor);
+    }
+    return new ceres::AutoDiffCostFunction<SnavelyQuaternionError, 2, 10, 3>(functor);
   }
 
  private:

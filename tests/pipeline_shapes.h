@@ -24,6 +24,8 @@
 
 #include "ceres/ceres.h"
 #include "ceres/rotation.h"
+#include "ceres_sqrtba/autodiff_cost_function.h"
+#include "ceres_sqrtba/float_jacobians.h"
 #include "ceres_sqrtba/solver.h"
 #include "rounding_jitter.h"
 
@@ -120,8 +122,8 @@ struct ReprojectionError {
   bool Residual(const Eigen::Matrix<T, 3, 1>& xc, const T* intrinsics, T* r) const {
     const T u = xc[0] / xc[2], v = xc[1] / xc[2];
     const T d = T(1.0) + intrinsics[3] * (u * u + v * v);
-    r[0] = intrinsics[0] * d * u + intrinsics[1] - pixel.x();
-    r[1] = intrinsics[0] * d * v + intrinsics[2] - pixel.y();
+    r[0] = intrinsics[0] * d * u + intrinsics[1] - T(pixel.x());
+    r[1] = intrinsics[0] * d * v + intrinsics[2] - T(pixel.y());
     return true;
   }
   Eigen::Vector2d pixel;
@@ -170,8 +172,8 @@ struct BrownReprojectionError {
     const T& t2 = intrinsics[7];
     const T xd = x * radial + T(2.0) * t1 * x * y + t2 * (r2 + T(2.0) * x * x);
     const T yd = y * radial + t1 * (r2 + T(2.0) * y * y) + T(2.0) * t2 * x * y;
-    r[0] = T(weight) * (intrinsics[0] * xd + intrinsics[1] - pixel.x());
-    r[1] = T(weight) * (intrinsics[0] * yd + intrinsics[2] - pixel.y());
+    r[0] = T(weight) * (intrinsics[0] * xd + intrinsics[1] - T(pixel.x()));
+    r[1] = T(weight) * (intrinsics[0] * yd + intrinsics[2] - T(pixel.y()));
     return true;
   }
   Eigen::Vector2d pixel;
@@ -266,7 +268,7 @@ inline PipelineProblem ColmapProblem(const Scene& scene, double loss_scale = 1.0
     ceres::LossFunction* loss = new ceres::SoftLOneLoss(loss_scale);
     for (const Scene::Observation& o : s->observations) {
       problem->AddResidualBlock(
-          new ceres::AutoDiffCostFunction<ReprojectionError, 2, 7, 4, 3>(new ReprojectionError(o.pixel)), loss,
+          new ceres_sqrtba::AutoDiffCostFunction<ReprojectionError, 2, 7, 4, 3>(new ReprojectionError(o.pixel)), loss,
           v->poses[o.image].data(), v->intrinsics.data(), v->points[o.point].data());
     }
     for (auto& pose : v->poses) SetManifoldIfPresent(problem, pose.data(), PoseManifold());
@@ -299,7 +301,7 @@ inline PipelineProblem RigProblem(const Scene& scene, double loss_scale = 2.0) {
   p.build = [s, num_rigs, loss_scale](Values* v, ceres::Problem* problem) {
     ceres::LossFunction* loss = new ceres::CauchyLoss(loss_scale);
     for (const Scene::Observation& o : s->observations) {
-      problem->AddResidualBlock(new ceres::AutoDiffCostFunction<RigReprojectionError, 2, 7, 7, 4, 3>(
+      problem->AddResidualBlock(new ceres_sqrtba::AutoDiffCostFunction<RigReprojectionError, 2, 7, 7, 4, 3>(
                                     new RigReprojectionError(o.pixel)),
                                 loss, v->poses[o.image / 2].data(), v->poses[num_rigs + o.image % 2].data(),
                                 v->intrinsics.data(), v->points[o.point].data());
@@ -321,7 +323,7 @@ inline PipelineProblem TheiaProblem(const Scene& scene, double loss_scale = 2.0)
   p.build = [s, loss_scale](Values* v, ceres::Problem* problem) {
     ceres::LossFunction* loss = new ceres::HuberLoss(loss_scale);
     for (const Scene::Observation& o : s->observations) {
-      problem->AddResidualBlock(new ceres::AutoDiffCostFunction<HomogeneousReprojectionError, 2, 7, 4, 4>(
+      problem->AddResidualBlock(new ceres_sqrtba::AutoDiffCostFunction<HomogeneousReprojectionError, 2, 7, 4, 4>(
                                     new HomogeneousReprojectionError(o.pixel)),
                                 loss, v->poses[o.image].data(), v->intrinsics.data(), v->points[o.point].data());
     }
@@ -408,7 +410,7 @@ inline PipelineProblem GlomapPositioningProblem(const Scene& scene, unsigned see
     for (size_t k = 0; k < s->observations.size(); ++k) {
       const Scene::Observation& o = s->observations[k];
       problem->AddResidualBlock(
-          new ceres::AutoDiffCostFunction<DirectionError, 3, 3, 3, 1>(new DirectionError((*directions)[k])), loss,
+          new ceres_sqrtba::AutoDiffCostFunction<DirectionError, 3, 3, 3, 1>(new DirectionError((*directions)[k])), loss,
           v->poses[o.image].data(), v->points[o.point].data(), v->intrinsics.data() + k);
       problem->SetParameterLowerBound(v->intrinsics.data() + k, 0, 1e-5);
     }
@@ -438,44 +440,64 @@ class RotationCache : public ceres::EvaluationCallback {
 };
 
 // The point's residual through the cached rotation (analytic: the rotation
-// is data here, only translation, intrinsics and point vary in it).
-class CachedRotationError : public ceres::SizedCostFunction<2, 7, 4, 3> {
+// is data here, only translation, intrinsics and point vary in it). It opts
+// in to float Jacobians (FloatJacobians) as an analytic cost function would:
+// the same derivative code on Jet<float, 10>.
+class CachedRotationError : public ceres::SizedCostFunction<2, 7, 4, 3>, public FloatJacobians {
  public:
   CachedRotationError(const RotationCache* const* cache, int image, const Eigen::Vector2d& pixel)
       : cache_(cache), image_(image), e_(pixel) {}
   bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
-    const Eigen::Matrix3d& r = (*cache_)->rotation(image_);
-    using Jet = ceres::Jet<double, 10>;
-    const double* t = parameters[0] + 4;
-    Jet in[10];
-    for (int k = 0; k < 3; ++k) in[k] = Jet(t[k], k);
-    for (int k = 0; k < 4; ++k) in[3 + k] = Jet(parameters[1][k], 3 + k);
-    for (int k = 0; k < 3; ++k) in[7 + k] = Jet(parameters[2][k], 7 + k);
-    Eigen::Matrix<Jet, 3, 1> xc;
-    for (int a = 0; a < 3; ++a) {
-      xc[a] = in[a];
-      for (int b = 0; b < 3; ++b) xc[a] += Jet(r(a, b)) * in[7 + b];
-    }
-    Jet out[2];
-    e_.Residual(xc, in + 3, out);
+    ceres::Jet<double, 10> out[2];
+    Compute(parameters, out);
     for (int a = 0; a < 2; ++a) residuals[a] = out[a].a;
-    if (jacobians != nullptr) {
-      for (int a = 0; a < 2; ++a) {
-        if (jacobians[0] != nullptr) {
-          for (int k = 0; k < 7; ++k) jacobians[0][a * 7 + k] = k < 4 ? 0.0 : out[a].v[k - 4];
-        }
-        if (jacobians[1] != nullptr) {
-          for (int k = 0; k < 4; ++k) jacobians[1][a * 4 + k] = out[a].v[3 + k];
-        }
-        if (jacobians[2] != nullptr) {
-          for (int k = 0; k < 3; ++k) jacobians[2][a * 3 + k] = out[a].v[7 + k];
-        }
-      }
-    }
+    CopyJacobians(out, jacobians);
+    return true;
+  }
+  bool EvaluateFloatJacobians(double const* const* parameters, double* residuals,
+                              float** jacobians) const override {
+    Evaluate(parameters, residuals, nullptr);
+    ceres::Jet<float, 10> out[2];
+    Compute(parameters, out);
+    CopyJacobians(out, jacobians);
     return true;
   }
 
  private:
+  // The residuals and their derivatives with respect to the translation,
+  // the intrinsics and the point, in S.
+  template <typename S>
+  void Compute(double const* const* parameters, ceres::Jet<S, 10>* out) const {
+    const Eigen::Matrix3d& r = (*cache_)->rotation(image_);
+    using Jet = ceres::Jet<S, 10>;
+    const double* t = parameters[0] + 4;
+    Jet in[10];
+    for (int k = 0; k < 3; ++k) in[k] = Jet(static_cast<S>(t[k]), k);
+    for (int k = 0; k < 4; ++k) in[3 + k] = Jet(static_cast<S>(parameters[1][k]), 3 + k);
+    for (int k = 0; k < 3; ++k) in[7 + k] = Jet(static_cast<S>(parameters[2][k]), 7 + k);
+    Eigen::Matrix<Jet, 3, 1> xc;
+    for (int a = 0; a < 3; ++a) {
+      xc[a] = in[a];
+      for (int b = 0; b < 3; ++b) xc[a] += Jet(static_cast<S>(r(a, b))) * in[7 + b];
+    }
+    e_.Residual(xc, in + 3, out);
+  }
+  template <typename S>
+  static void CopyJacobians(const ceres::Jet<S, 10>* out, S** jacobians) {
+    if (jacobians == nullptr) return;
+    for (int a = 0; a < 2; ++a) {
+      if (jacobians[0] != nullptr) {
+        for (int k = 0; k < 7; ++k) jacobians[0][a * 7 + k] = k < 4 ? S(0) : out[a].v[k - 4];
+      }
+      if (jacobians[1] != nullptr) {
+        for (int k = 0; k < 4; ++k) jacobians[1][a * 4 + k] = out[a].v[3 + k];
+      }
+      if (jacobians[2] != nullptr) {
+        for (int k = 0; k < 3; ++k) jacobians[2][a * 3 + k] = out[a].v[7 + k];
+      }
+    }
+  }
+
   const RotationCache* const* cache_;  // the current solve's cache
   int image_;
   ReprojectionError e_;
@@ -543,12 +565,12 @@ inline PipelineProblem OpenMvgProblem(const Scene& scene, double loss_scale = 16
   p.build = [s, gcp_observations, loss_scale, control_point_weight](Values* v, ceres::Problem* problem) {
     ceres::LossFunction* loss = new ceres::HuberLoss(loss_scale);
     for (const Scene::Observation& o : s->observations) {
-      problem->AddResidualBlock(new ceres::AutoDiffCostFunction<BrownReprojectionError, 2, 8, 6, 3>(
+      problem->AddResidualBlock(new ceres_sqrtba::AutoDiffCostFunction<BrownReprojectionError, 2, 8, 6, 3>(
                                     new BrownReprojectionError(o.pixel, 1.0)),
                                 loss, v->intrinsics.data(), v->poses[o.image].data(), v->points[o.point].data());
     }
     for (const Scene::Observation& o : *gcp_observations) {
-      problem->AddResidualBlock(new ceres::AutoDiffCostFunction<BrownReprojectionError, 2, 8, 6, 3>(
+      problem->AddResidualBlock(new ceres_sqrtba::AutoDiffCostFunction<BrownReprojectionError, 2, 8, 6, 3>(
                                     new BrownReprojectionError(o.pixel, control_point_weight)),
                                 nullptr, v->intrinsics.data(), v->poses[o.image].data(), v->extra[o.point].data());
     }

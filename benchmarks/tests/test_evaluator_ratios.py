@@ -25,7 +25,11 @@ class RatiosTest(unittest.TestCase):
         self.assertEqual(list(by_key), [("bal", 1), ("synthetic", 1), ("manifold", 2)])
         bal = by_key[("bal", 1)]
         self.assertAlmostEqual(bal["residual"], 1.1)
-        self.assertAlmostEqual(bal["jacobian_single"], 1.1)
+        # The single precision pass against the float floor, the float floor
+        # against the double one, and what float Jacobians buy in the pass.
+        self.assertAlmostEqual(bal["jacobian_single"], 2.2)
+        self.assertAlmostEqual(bal["float_floor_speedup"], 2.0)
+        self.assertAlmostEqual(bal["jacobian_single_speedup"], 1.1)
         self.assertAlmostEqual(bal["evaluator_jacobian_double"], 12.5)  # from microseconds
         self.assertAlmostEqual(bal["jacobian_double"], 1.25)
         # Ceres' own passes (manual time) against the same floors.
@@ -48,8 +52,9 @@ class RatiosTest(unittest.TestCase):
         lines = text.splitlines()
         self.assertEqual(len(lines), 2 + 3)
         self.assertTrue(lines[0].endswith("| Ceres' Jacobian pass [ms] | Ceres' Jacobian / floor |"))
-        self.assertEqual(lines[1].count("---"), 14)
-        self.assertIn("| bal | 1 | 1.6 | 1.76 | 1.10 | 10 | 11 | 1.10 | 12.5 | 1.25 | 4 | 2.50 | 15 | 1.50 |", lines)
+        self.assertEqual(lines[1].count("---"), 18)
+        self.assertIn("| bal | 1 | 1.6 | 1.76 | 1.10 | 10 | 5 | 2.00 | 11 | 2.20 | 12.1 | 1.10 | 12.5 | 1.25 "
+                      "| 4 | 2.50 | 15 | 1.50 |", lines)
         self.assertIn("–", lines[4])
 
     def test_targets_take_the_worst_row(self):

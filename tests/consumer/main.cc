@@ -1,13 +1,16 @@
 // Solves a one-landmark, one-camera problem through an installed ceres_sqrtba,
 // parses an option's name through the installed leaf header types.h
 // (included first: it must compile on its own), and takes the landmark's
-// covariance through the installed covariance.h.
+// covariance through the installed covariance.h. The residual is a
+// ceres_sqrtba::AutoDiffCostFunction (autodiff_cost_function.h), solved in
+// single precision (its Jacobians in float) and then in double.
 #include "ceres_sqrtba/types.h"
 
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
+#include "ceres_sqrtba/autodiff_cost_function.h"
 #include "ceres_sqrtba/covariance.h"
 #include "ceres_sqrtba/solver.h"
 
@@ -31,16 +34,21 @@ int main() {
   double camera[2] = {0.0, 0.0};
   double point[2] = {5.0, -3.0};
   ceres::Problem problem;
-  problem.AddResidualBlock(new ceres::AutoDiffCostFunction<Error, 3, 2, 2>(new Error), nullptr,
+  problem.AddResidualBlock(new ceres_sqrtba::AutoDiffCostFunction<Error, 3, 2, 2>(new Error), nullptr,
                            camera, point);
   problem.SetParameterBlockConstant(camera);
   ceres_sqrtba::Solver::Options options;
   options.sqrt_linear_solver_type = ceres_sqrtba::SQRT_ITERATIVE_SCHUR;
   options.logging_type = ceres::SILENT;
-  ceres::Solver::Summary summary;
-  ceres_sqrtba::Solve(options, &problem, &summary);
-  std::printf("%s\n", summary.BriefReport().c_str());
-  if (!summary.IsSolutionUsable() || !(summary.final_cost < 1e-10)) return 1;
+  for (ceres_sqrtba::Precision p : {ceres_sqrtba::SINGLE_PRECISION, ceres_sqrtba::DOUBLE_PRECISION}) {
+    options.precision = p;
+    point[0] = 5.0;
+    point[1] = -3.0;
+    ceres::Solver::Summary summary;
+    ceres_sqrtba::Solve(options, &problem, &summary);
+    std::printf("%s\n", summary.BriefReport().c_str());
+    if (!summary.IsSolutionUsable() || !(summary.final_cost < 1e-10)) return 1;
+  }
   // J = [1 0; 0 1; 1 1] in the point: (J^T J)^-1 = [2 -1; -1 2] / 3.
   ceres_sqrtba::Covariance covariance{ceres_sqrtba::Covariance::Options()};
   double c[4];

@@ -9,18 +9,20 @@ shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
-# Only the public headers (solver.h, the types.h it includes, covariance.h) and the
+# Only the public headers (solver.h, the types.h it includes, covariance.h,
+# autodiff_cost_function.h and the float_jacobians.h it includes) and the
 # package files are installed: no internal header, no example binary.
 installed=$(cd "$work/prefix" && find . -type f | sort)
 unexpected=$(echo "$installed" | grep -v -e '^./include/ceres_sqrtba/solver.h$' \
   -e '^./include/ceres_sqrtba/types.h$' -e '^./include/ceres_sqrtba/covariance.h$' \
+  -e '^./include/ceres_sqrtba/autodiff_cost_function.h$' -e '^./include/ceres_sqrtba/float_jacobians.h$' \
   -e '^./lib[^/]*/libceres_sqrtba\.' -e '^./lib[^/]*/cmake/ceres_sqrtba/' || true)
 if [ -n "$unexpected" ]; then
   echo "run_consumer_test.sh: cmake --install put files the package should not contain:" >&2
   echo "$unexpected" >&2
   exit 1
 fi
-for header in solver.h types.h covariance.h; do
+for header in solver.h types.h covariance.h autodiff_cost_function.h float_jacobians.h; do
   if [ ! -f "$work/prefix/include/ceres_sqrtba/$header" ]; then
     echo "run_consumer_test.sh: cmake --install did not install include/ceres_sqrtba/$header" >&2
     exit 1

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ceres/ceres.h"
+#include "ceres_sqrtba/float_jacobians.h"
 #include "ceres_sqrtba/solver.h"
 #include "colmap_camera_models.h"
 #include "colmap_model.h"
@@ -119,6 +120,40 @@ TEST(ExampleColmapCameraModels, AutodiffJacobiansMatchNumericDifferences) {
         }
       }
     }
+    // The float Jacobians (ceres_sqrtba::AutoDiffCostFunction's
+    // FloatJacobians) against the double ones: float's rounding (2^-24 =
+    // 6e-8) through a few tens of operations on parameters rounded to float,
+    // 1e-4 of the column's norm; plus 1e-6 of the largest entry for columns
+    // whose terms cancel (a distortion coefficient's column near the
+    // centre), where the error is relative to the terms, not to their sum.
+    const auto* float_cost = dynamic_cast<const FloatJacobians*>(cost.get());
+    ASSERT_NE(float_cost, nullptr) << info->name;
+    std::vector<std::vector<float>> float_jacobians(3);
+    std::vector<float*> float_pointers(3);
+    double largest = 0.0;
+    for (int b = 0; b < 3; ++b) {
+      float_jacobians[b].assign(2 * blocks[b].size(), std::nanf(""));
+      float_pointers[b] = float_jacobians[b].data();
+      for (double v : jacobians[b]) largest = std::max(largest, std::abs(v));
+    }
+    double float_residuals[2], plain_residuals[2];
+    ASSERT_TRUE(float_cost->EvaluateFloatJacobians(pointers.data(), float_residuals, float_pointers.data()));
+    ASSERT_TRUE(cost->Evaluate(pointers.data(), plain_residuals, nullptr));
+    for (int r = 0; r < 2; ++r) EXPECT_EQ(float_residuals[r], plain_residuals[r]) << info->name;
+    for (int b = 0; b < 3; ++b) {
+      const int n = static_cast<int>(blocks[b].size());
+      for (int k = 0; k < n; ++k) {
+        const double column = std::hypot(jacobians[b][k], jacobians[b][n + k]);
+        for (int r = 0; r < 2; ++r) {
+          EXPECT_NEAR(float_jacobians[b][r * n + k], jacobians[b][r * n + k], 1e-4 * column + 1e-6 * largest)
+              << info->name << " block " << b << " parameter " << k << " residual " << r;
+        }
+      }
+    }
+    // And Ceres' type when asked for.
+    std::unique_ptr<ceres::CostFunction> ceres_cost(CreateColmapReprojectionError(
+        test.id, test.expected_x + 3.0, test.expected_y - 2.0, /*float_jacobians=*/false));
+    EXPECT_EQ(dynamic_cast<const FloatJacobians*>(ceres_cost.get()), nullptr);
   }
 }
 

@@ -19,6 +19,8 @@ struct Evaluator::Scratch {
   std::vector<double> residuals;
   std::vector<double> ambient;   // ambient Jacobians of manifold blocks
   std::vector<double> tangent;   // tangent Jacobians of all variable blocks
+  std::vector<float> float_ambient;  // float Jacobians (FloatJacobians), ambient
+  std::vector<float*> float_jacobians;
   std::vector<const double*> parameters;
   std::vector<double*> cost_jacobians;      // what the cost function writes
   std::vector<const double*> out_jacobians;  // what the writer reads
@@ -40,6 +42,12 @@ std::string Format(const char* format, double a, double b = 0.0) {
   char buffer[256];
   std::snprintf(buffer, sizeof(buffer), format, a, b);
   return buffer;
+}
+
+// A cost function that returned false: Ceres' message, and false.
+bool ReturnedFalse(const ResidualBlockInfo& rb, std::string* error) {
+  *error = "The cost function of the " + NameOf(rb.id) + " returned false.";
+  return false;
 }
 
 }  // namespace
@@ -74,11 +82,14 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
   const int chunks = partition.num_chunks();
   chunk_cost_.resize(chunks);
   chunk_error_.resize(chunks);
+  chunk_float_fallback_.resize(chunks);
   chunk_camera_gradient_ = PerChunk<double>(chunks, s.num_camera_parameters);
   scratch_.resize(chunks);
   for (Scratch& sc : scratch_) {
     sc.residuals.resize(std::max(1, max_residuals_));
     sc.ambient.resize(std::max(1, max_ambient_jacobian_));
+    sc.float_ambient.resize(std::max(1, max_ambient_jacobian_));
+    sc.float_jacobians.resize(std::max(1, max_parameter_blocks_));
     sc.tangent.resize(std::max(1, max_tangent_jacobian_));
     sc.parameters.resize(std::max(1, max_parameter_blocks_));
     sc.cost_jacobians.resize(std::max(1, max_parameter_blocks_));
@@ -131,6 +142,7 @@ bool Evaluator::ComputePlusJacobians(const double* x, bool borders) {
 
 bool Evaluator::EvaluateCost(const double* x, double* cost) {
   error_.clear();
+  float_fallback_.clear();
   if (!ComputePlusJacobians(x, /*borders=*/false)) return false;
   if (notifier_ != nullptr) notifier_->Prepare(x, false, true);
   return Evaluate(x, cost, nullptr, nullptr);
@@ -139,6 +151,7 @@ bool Evaluator::EvaluateCost(const double* x, double* cost) {
 bool Evaluator::EvaluateJacobian(const double* x, bool new_evaluation_point, double* cost,
                                  double* gradient, JacobianWriter* writer) {
   error_.clear();
+  float_fallback_.clear();
   if (!ComputePlusJacobians(x, /*borders=*/true)) return false;
   if (notifier_ != nullptr) notifier_->Prepare(x, true, new_evaluation_point);
   return Evaluate(x, cost, gradient, writer);
@@ -196,6 +209,10 @@ struct BlockOps {
   void Poison(double* v) const {
     for (int i = 0; i < Size(); ++i) v[i] = std::numeric_limits<double>::quiet_NaN();
   }
+  // d = f, every value (exact: a float is a double).
+  void FromFloat(const float* __restrict f, double* __restrict d) const {
+    for (int i = 0; i < Size(); ++i) d[i] = static_cast<double>(f[i]);
+  }
   // Every value times zero is zero exactly when all are finite; Eigen sums
   // the products in SIMD packets (any order gives zero, or NaN).
   bool Finite(const double* v) const {
@@ -244,6 +261,9 @@ constexpr int kPrefetchDistance = 4;
 bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
                          JacobianWriter* writer) {
   const bool jacobians = writer != nullptr || gradient != nullptr;
+  // The storage keeps float: the cost functions that can evaluate their
+  // Jacobians in float (FloatJacobians) do.
+  const bool float_jacobians = writer != nullptr && writer->KeepsFloatJacobians();
   const int nc = s_.num_camera_parameters;
   if (gradient != nullptr) {
     std::fill(gradient, gradient + s_.num_effective_parameters, 0.0);
@@ -259,6 +279,8 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
     double chunk_cost = 0.0;
     std::string& error = chunk_error_[chunk];
     error.clear();
+    std::string& float_fallback = chunk_float_fallback_[chunk];
+    float_fallback.clear();
     bool ok = true;
     const int* order = s_.group_residuals.data();
     const int kend = gend > gbegin ? s_.groups[gend - 1].residual_end : 0;
@@ -285,6 +307,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
         const ResidualBlockInfo& rb = s_.residual_blocks[r];
         const int m = rb.num_residuals;
         const int* blocks = s_.residual_parameters.data() + rb.parameter_begin;
+        const bool in_float = want_jacobian && float_jacobians && rb.float_jacobians != nullptr;
         int ambient_used = 0, tangent_used = 0;
         for (int i = 0; i < rb.num_parameter_blocks; ++i) {
           const ParameterBlockInfo& pb = s_.parameter_blocks[blocks[i]];
@@ -302,14 +325,58 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             sc.cost_jacobians[i] = sc.ambient.data() + ambient_used;
             ambient_used += m * pb.size;
           }
-          WithBlockOps(m, pb.size, [&](auto ops) { ops.Poison(sc.cost_jacobians[i]); });
+          // The float evaluation poisons its own values below.
+          if (!in_float) WithBlockOps(m, pb.size, [&](auto ops) { ops.Poison(sc.cost_jacobians[i]); });
         }
         double* res = sc.residuals.data();
         for (int i = 0; i < m; ++i) res[i] = std::numeric_limits<double>::quiet_NaN();
-        if (!rb.cost_function->Evaluate(sc.parameters.data(), res,
-                                        want_jacobian ? sc.cost_jacobians.data() : nullptr)) {
-          error = "The cost function of the " + NameOf(rb.id) + " returned false.";
-          ok = false;
+        if (in_float) {
+          // Each wanted block's float values, poisoned as above, then
+          // widened into cost_jacobians[i] (a float NaN stays NaN).
+          int float_used = 0;
+          for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+            sc.float_jacobians[i] = nullptr;
+            if (sc.cost_jacobians[i] == nullptr) continue;
+            float* f = sc.float_ambient.data() + float_used;
+            const int size = m * s_.parameter_blocks[blocks[i]].size;
+            std::fill(f, f + size, std::numeric_limits<float>::quiet_NaN());
+            sc.float_jacobians[i] = f;
+            float_used += size;
+          }
+          if (!rb.float_jacobians->EvaluateFloatJacobians(sc.parameters.data(), res, sc.float_jacobians.data())) {
+            ok = ReturnedFalse(rb, &error);
+            break;
+          }
+          bool finite = true;
+          for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+            if (sc.cost_jacobians[i] == nullptr) continue;
+            WithBlockOps(m, s_.parameter_blocks[blocks[i]].size, [&](auto ops) {
+              ops.FromFloat(sc.float_jacobians[i], sc.cost_jacobians[i]);
+              finite = finite && ops.Finite(sc.cost_jacobians[i]);
+            });
+          }
+          if (!finite) {
+            // Float cannot carry this block's Jacobian (an overflow, or a
+            // function that float rounds into its singularity): the double
+            // evaluation decides, as without FloatJacobians, and the solve
+            // is told (float_jacobian_fallback()).
+            if (float_fallback.empty()) {
+              float_fallback = "a float Jacobian of the " + NameOf(rb.id) +
+                               " is not finite (the double one is used for it)";
+            }
+            for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+              if (sc.cost_jacobians[i] == nullptr) continue;
+              WithBlockOps(m, s_.parameter_blocks[blocks[i]].size, [&](auto ops) { ops.Poison(sc.cost_jacobians[i]); });
+            }
+            for (int i = 0; i < m; ++i) res[i] = std::numeric_limits<double>::quiet_NaN();
+            if (!rb.cost_function->Evaluate(sc.parameters.data(), res, sc.cost_jacobians.data())) {
+              ok = ReturnedFalse(rb, &error);
+              break;
+            }
+          }
+        } else if (!rb.cost_function->Evaluate(sc.parameters.data(), res,
+                                               want_jacobian ? sc.cost_jacobians.data() : nullptr)) {
+          ok = ReturnedFalse(rb, &error);
           break;
         }
         // The squared norm is finite only if every residual is (a NaN or an
@@ -415,6 +482,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
       error_ = chunk_error_[c];
       return false;
     }
+    if (float_fallback_.empty()) float_fallback_ = chunk_float_fallback_[c];
     total += chunk_cost_[c];
   }
   if (!std::isfinite(total)) {

@@ -65,6 +65,13 @@ class Evaluator {
   // as Ceres' messages name them; empty after a successful one.
   const std::string& error() const { return error_; }
 
+  // After a successful Jacobian pass into a float storage: empty, or why a
+  // cost function's float Jacobian (FloatJacobians) could not be used for
+  // some residual block (the first in the evaluation's order, the same for
+  // any number of threads), whose double Jacobian was used instead. The
+  // caller may then continue in double precision.
+  const std::string& float_jacobian_fallback() const { return float_fallback_; }
+
  private:
   struct Scratch;
   bool Evaluate(const double* x, double* cost, double* gradient,
@@ -94,7 +101,9 @@ class Evaluator {
   std::vector<char> plus_jacobian_status_;  // per manifold block, of the last computation
   std::vector<double> chunk_cost_;
   std::vector<std::string> chunk_error_;  // per chunk: empty, or its first failure
+  std::vector<std::string> chunk_float_fallback_;  // per chunk: empty, or its first
   std::string error_;
+  std::string float_fallback_;
   PerChunk<double> chunk_camera_gradient_;  // per chunk: num_camera_parameters
   std::vector<Scratch> scratch_;                // one per chunk
 };

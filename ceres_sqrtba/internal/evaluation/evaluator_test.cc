@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ceres/ceres.h"
+#include "ceres_sqrtba/float_jacobians.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "euclidean3_manifold.h"
@@ -558,6 +559,96 @@ TEST(Evaluator, JacobianValuesThatAreNotFiniteAreNamedInBlockOrder) {
       const std::string& error = e.evaluator->error();
       EXPECT_NE(error.find(c.expected), std::string::npos) << error;
       EXPECT_NE(error.find(NameOf(ids[c.expected_index])), std::string::npos) << error;
+    }
+  }
+}
+
+// CameraPointCost that also evaluates its Jacobians "in float"
+// (FloatJacobians): the double Jacobians rounded to float and marked by an
+// offset of `mark` in every entry, so that a test sees which ones the
+// evaluator used; with poison, the float Jacobian of the point is NaN (as an
+// overflow in float would leave it).
+class FloatCameraPointCost : public CameraPointCost, public FloatJacobians {
+ public:
+  FloatCameraPointCost(int camera_size, unsigned seed, float mark, bool poison, int* float_calls)
+      : CameraPointCost(camera_size, seed), mark_(mark), poison_(poison), float_calls_(float_calls) {}
+  bool EvaluateFloatJacobians(double const* const* parameters, double* residuals,
+                              float** jacobians) const override {
+    ++*float_calls_;  // one thread in the tests below
+    const int sizes[2] = {parameter_block_sizes()[0], 3};
+    std::vector<double> j0(2 * sizes[0]), j1(2 * sizes[1]);
+    double* double_jacobians[2] = {j0.data(), j1.data()};
+    Evaluate(parameters, residuals, double_jacobians);
+    for (int b = 0; b < 2; ++b) {
+      if (jacobians == nullptr || jacobians[b] == nullptr) continue;
+      for (int k = 0; k < 2 * sizes[b]; ++k) {
+        jacobians[b][k] = static_cast<float>(double_jacobians[b][k]) + mark_;
+      }
+    }
+    if (poison_ && jacobians != nullptr && jacobians[1] != nullptr) {
+      jacobians[1][0] = std::numeric_limits<float>::infinity();
+    }
+    return true;
+  }
+
+ private:
+  float mark_;
+  bool poison_;
+  int* float_calls_;
+};
+
+class FloatRecordingWriter : public RecordingWriter {
+ public:
+  using RecordingWriter::RecordingWriter;
+  bool KeepsFloatJacobians() const override { return true; }
+};
+
+// One camera (no manifold) and a point: the Jacobian pass of a float
+// storage takes FloatJacobians' values (widened exactly), every other pass
+// (the residual pass, a double storage) the cost function's own Evaluate; a
+// float Jacobian that is not finite is replaced by the double one and
+// reported.
+TEST(EvaluatorFloatJacobians, UsedOnlyForFloatStorage) {
+  for (bool poison : {false, true}) {
+    SCOPED_TRACE(poison ? "float Jacobian not finite" : "finite float Jacobian");
+    std::vector<double> camera = {0.3, -0.2, 0.5, 0.1, 0.7, -0.4, 0.2, 0.9, -0.6};
+    std::vector<double> point = {0.4, -0.8, 1.1};
+    int float_calls = 0;
+    const float mark = 0.25f;  // exact in float and in double
+    ceres::Problem problem;
+    problem.AddResidualBlock(new FloatCameraPointCost(9, 3, mark, poison, &float_calls), nullptr, camera.data(),
+                             point.data());
+    EvaluatorSetUp e(problem, 1, 1);
+    ASSERT_TRUE(e.ok) << e.error;
+    double cost = 0.0, float_cost = 0.0;
+    std::vector<double> gradient(e.s.num_effective_parameters);
+    RecordingWriter double_writer(e.s);
+    ASSERT_TRUE(e.evaluator->EvaluateJacobian(e.x.data(), true, &cost, gradient.data(), &double_writer));
+    ASSERT_TRUE(e.evaluator->EvaluateCost(e.x.data(), &cost));
+    EXPECT_EQ(float_calls, 0);
+    EXPECT_TRUE(e.evaluator->float_jacobian_fallback().empty());
+    FloatRecordingWriter float_writer(e.s);
+    ASSERT_TRUE(e.evaluator->EvaluateJacobian(e.x.data(), true, &float_cost, gradient.data(), &float_writer))
+        << e.evaluator->error();
+    EXPECT_EQ(float_calls, 1);
+    EXPECT_EQ(float_cost, cost);  // the residuals stay the double ones
+    ASSERT_EQ(float_writer.blocks.size(), 2u);
+    for (const auto& [key, values] : float_writer.blocks) {
+      const std::vector<double>& reference = double_writer.blocks.at(key);
+      ASSERT_EQ(values.size(), reference.size());
+      for (size_t k = 0; k < values.size(); ++k) {
+        // Finite: the float values plus the mark; not finite: the double
+        // Jacobian of the whole residual block, exactly.
+        const double expected =
+            poison ? reference[k] : static_cast<double>(static_cast<float>(reference[k]) + mark);
+        EXPECT_EQ(values[k], expected) << "entry " << k;
+      }
+    }
+    if (poison) {
+      EXPECT_NE(e.evaluator->float_jacobian_fallback().find("is not finite"), std::string::npos)
+          << e.evaluator->float_jacobian_fallback();
+    } else {
+      EXPECT_TRUE(e.evaluator->float_jacobian_fallback().empty()) << e.evaluator->float_jacobian_fallback();
     }
   }
 }

@@ -21,6 +21,11 @@ class JacobianWriter {
   // its i-th parameter block, nullptr for constant blocks.
   virtual void Write(int group, int position, int row, int residual,
                      const double* residuals, const double* const* jacobians) = 0;
+  // Whether the storage keeps the Jacobian in float. The evaluator then
+  // evaluates the Jacobians of the cost functions that offer it
+  // (FloatJacobians, float_jacobians.h) in float: the storage would round
+  // a double Jacobian to float anyway.
+  virtual bool KeepsFloatJacobians() const { return false; }
 };
 
 }  // namespace internal

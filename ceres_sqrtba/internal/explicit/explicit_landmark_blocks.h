@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/memory.h"
@@ -78,6 +79,7 @@ class ExplicitLandmarkBlocks : public JacobianWriter {
 
   void Write(int group, int position, int row, int residual,
              const double* residuals, const double* const* jacobians) override;
+  bool KeepsFloatJacobians() const override { return std::is_same<Scalar, float>::value; }
 
   // True when a value written since the last ClearOutOfRange() cannot be used
   // safely in Scalar: not finite, or so large that products of two such

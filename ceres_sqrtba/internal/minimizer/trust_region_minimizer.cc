@@ -272,6 +272,15 @@ bool TrustRegionMinimizer::FinishJacobian() {
     if (it_.iteration == 0) scale_computed_ = false;  // the scale saw overflowed values
     return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
   }
+  if (!evaluator_->float_jacobian_fallback().empty() && precision_->CanSwitchToDouble()) {
+    // This Jacobian is right (the double one stood in for the float one
+    // that was not finite), but float cannot carry the problem's
+    // Jacobians: double precision from here on, where it fits (else the
+    // float solve goes on, the double Jacobian standing in as here).
+    if (ContinueInDouble(evaluator_->float_jacobian_fallback(), /*required=*/false)) {
+      return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
+    }
+  }
   negative_gradient_ = -gradient_;
   if (!evaluator_->Plus(x_.data(), negative_gradient_.data(), projected_.data())) {
     return Failure("projected_gradient_step = Plus(x, -gradient) failed.");

@@ -193,6 +193,7 @@ std::vector<ResidualBlockInfo> ReadResidualBlocks(const ResidualList& list,
     rb.id = list.ids[r];
     rb.cost_function = list.cost_functions[r];
     rb.loss_function = list.loss_functions[r];
+    rb.float_jacobians = dynamic_cast<const FloatJacobians*>(rb.cost_function);
     rb.num_residuals = list.num_residuals[r];
     rb.num_parameter_blocks = list.begin[r + 1] - list.begin[r];
     bool any_variable = false;

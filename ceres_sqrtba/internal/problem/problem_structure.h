@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "ceres/ceres.h"
+#include "ceres_sqrtba/float_jacobians.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -64,6 +65,9 @@ struct ResidualBlockInfo {
   ceres::ResidualBlockId id = nullptr;
   const ceres::CostFunction* cost_function = nullptr;
   const ceres::LossFunction* loss_function = nullptr;
+  // The cost function's FloatJacobians interface (float_jacobians.h), null
+  // when it has none: single precision Jacobian passes call it instead.
+  const FloatJacobians* float_jacobians = nullptr;
   int num_residuals = 0;
   int parameter_begin = 0;  // into ProblemStructure::residual_parameters
   int num_parameter_blocks = 0;

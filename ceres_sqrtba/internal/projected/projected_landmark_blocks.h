@@ -50,6 +50,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/memory.h"
@@ -88,6 +89,7 @@ class ProjectedLandmarkBlocks : public JacobianWriter {
   // JacobianWriter: residual block `residual` into its group's rows.
   void Write(int group, int position, int row, int residual, const double* residuals,
              const double* const* jacobians) override;
+  bool KeepsFloatJacobians() const override { return std::is_same<Scalar, float>::value; }
   // Starts a new Jacobian (the writer is about to be filled).
   void BeginJacobian() { out_of_range_.store(false, std::memory_order_relaxed); }
   // As ExplicitLandmarkBlocks: a value a float cannot carry safely was written.
