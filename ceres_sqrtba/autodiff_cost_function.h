@@ -36,11 +36,14 @@
 #ifndef CERES_SQRTBA_AUTODIFF_COST_FUNCTION_H_
 #define CERES_SQRTBA_AUTODIFF_COST_FUNCTION_H_
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "ceres/autodiff_cost_function.h"
+#include "ceres/dynamic_autodiff_cost_function.h"
 #include "ceres/jet.h"
 #include "ceres/types.h"
 #include "ceres_sqrtba/float_jacobians.h"
@@ -48,6 +51,20 @@
 namespace ceres_sqrtba {
 
 namespace float_autodiff {
+
+// Eigen vectorizes a fixed-size vector only with packets whose size divides
+// its length: a Jet of 12 floats takes three 4-float operations even where
+// 8 fit one register (AVX). The derivative vector is padded with zeros to a
+// multiple of the float lanes of the including translation unit's target
+// (8 with AVX, where Eigen then also takes 16 when they divide; 4 with SSE),
+// so that its operations use the widest packets.
+#if defined(__AVX__)
+constexpr int kFloatLanes = 8;
+#else
+constexpr int kFloatLanes = 4;
+#endif
+
+constexpr int PaddedSize(int n) { return (n + kFloatLanes - 1) / kFloatLanes * kFloatLanes; }
 
 // Offsets of the parameter blocks in the Jet's derivative vector.
 template <int... Ns>
@@ -73,18 +90,39 @@ bool CallFunctor(const Functor& functor, const JetT* x, JetT* residuals,
 // pass with every parameter a Jet<float, N> seeded with its own unit vector,
 // the derivatives then read out block by block (row-major). `residuals`:
 // num_residuals Jets of scratch.
+// Flattened: every Jet operation and Eigen loop of the functor is inlined
+// into this one function (compilers otherwise leave many of them as calls,
+// a third of the time of a small functor such as BAL's).
+#if defined(__GNUC__) || defined(__clang__)
+#define CERES_SQRTBA_FLATTEN __attribute__((flatten))
+#else
+#define CERES_SQRTBA_FLATTEN
+#endif
+
 template <typename Functor, int... Ns>
-bool Jacobians(const Functor& functor, double const* const* parameters, int num_residuals,
-               ceres::Jet<float, (Ns + ...)>* residuals, float** jacobians) {
-  constexpr int kN = (Ns + ...);
+CERES_SQRTBA_FLATTEN bool Jacobians(const Functor& functor, double const* const* parameters, int num_residuals,
+               ceres::Jet<float, PaddedSize((Ns + ...))>* residuals, float** jacobians) {
+  constexpr int kN = PaddedSize((Ns + ...));
   constexpr int kBlocks = sizeof...(Ns);
   constexpr std::array<int, kBlocks> sizes{Ns...};
   constexpr std::array<int, kBlocks> offsets = BlockOffsets<Ns...>();
   using JetT = ceres::Jet<float, kN>;
-  std::array<JetT, kN> x;
+  using Derivatives = Eigen::Matrix<float, kN, 1>;
+  // The unit vectors, copied in whole: writing the 1 into a zeroed vector
+  // and reading the vector back at once stalls every seed (a narrow store
+  // read by a wide load), which measured 40% of BAL's functor.
+  struct Units {
+    Units() {
+      for (int i = 0; i < kN; ++i) e[i] = Derivatives::Unit(i);
+    }
+    std::array<Derivatives, kN> e;
+  };
+  static const Units units;
+  std::array<JetT, (Ns + ...)> x;
   for (int b = 0; b < kBlocks; ++b) {
     for (int j = 0; j < sizes[b]; ++j) {
-      x[offsets[b] + j] = JetT(static_cast<float>(parameters[b][j]), offsets[b] + j);
+      x[offsets[b] + j].a = static_cast<float>(parameters[b][j]);
+      x[offsets[b] + j].v = units.e[offsets[b] + j];
     }
   }
   if (!CallFunctor<Functor, JetT, Ns...>(functor, x.data(), residuals,
@@ -129,7 +167,7 @@ class AutoDiffCostFunction : public ceres::SizedCostFunction<kNumResiduals, Ns..
                               float** jacobians) const override {
     if (!autodiff_.Evaluate(parameters, residuals, nullptr)) return false;
     if (jacobians == nullptr) return true;
-    using JetT = ceres::Jet<float, (Ns + ...)>;
+    using JetT = ceres::Jet<float, float_autodiff::PaddedSize((Ns + ...))>;
     if constexpr (kNumResiduals != ceres::DYNAMIC) {
       JetT jet_residuals[kNumResiduals];
       return float_autodiff::Jacobians<CostFunctor, Ns...>(functor(), parameters, kNumResiduals, jet_residuals,
@@ -148,6 +186,84 @@ class AutoDiffCostFunction : public ceres::SizedCostFunction<kNumResiduals, Ns..
 
  private:
   ceres::AutoDiffCostFunction<CostFunctor, kNumResiduals, Ns...> autodiff_;
+};
+
+// ceres::DynamicAutoDiffCostFunction (parameter blocks and residuals
+// counted at run time, OpenSfM's cost functions) with FloatJacobians, in the
+// same way: it holds one (final, as the fixed-size one) for Evaluate, and the
+// float Jacobians are evaluated in passes of Stride derivatives, as Ceres
+// evaluates the double ones, with Jet<float, Stride>.
+template <typename CostFunctor, int Stride = 4>
+class DynamicAutoDiffCostFunction : public ceres::DynamicCostFunction, public FloatJacobians {
+ public:
+  explicit DynamicAutoDiffCostFunction(CostFunctor* functor, ceres::Ownership ownership = ceres::TAKE_OWNERSHIP)
+      : autodiff_(functor, ownership), functor_(functor) {}
+  DynamicAutoDiffCostFunction(DynamicAutoDiffCostFunction&& other)
+      : autodiff_(std::move(other.autodiff_)), functor_(other.functor_) {
+    *mutable_parameter_block_sizes() = other.parameter_block_sizes();
+    set_num_residuals(other.num_residuals());
+  }
+
+  // The sizes go to the held cost function too.
+  void AddParameterBlock(int size) override {
+    ceres::DynamicCostFunction::AddParameterBlock(size);
+    autodiff_.AddParameterBlock(size);
+  }
+  void SetNumResiduals(int num_residuals) override {
+    ceres::DynamicCostFunction::SetNumResiduals(num_residuals);
+    autodiff_.SetNumResiduals(num_residuals);
+  }
+
+  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
+    return autodiff_.Evaluate(parameters, residuals, jacobians);
+  }
+
+  bool EvaluateFloatJacobians(double const* const* parameters, double* residuals,
+                              float** jacobians) const override {
+    if (!autodiff_.Evaluate(parameters, residuals, nullptr)) return false;
+    if (jacobians == nullptr) return true;
+    using JetT = ceres::Jet<float, Stride>;
+    const std::vector<int32_t>& sizes = parameter_block_sizes();
+    const int num_blocks = static_cast<int>(sizes.size());
+    const int m = num_residuals();
+    // Scratch per thread, allocated once: the parameters as Jets, the
+    // residuals, the block pointers, and the wanted derivatives as (block,
+    // index within it).
+    thread_local std::vector<JetT> x, r;
+    thread_local std::vector<JetT*> blocks;
+    thread_local std::vector<std::pair<int, int>> wanted;
+    int total = 0;
+    for (int b = 0; b < num_blocks; ++b) total += sizes[b];
+    x.resize(std::max<size_t>(x.size(), total));
+    r.resize(std::max<size_t>(r.size(), m));
+    blocks.resize(std::max<size_t>(blocks.size(), num_blocks));
+    wanted.clear();
+    for (int b = 0, offset = 0; b < num_blocks; offset += sizes[b], ++b) {
+      blocks[b] = x.data() + offset;
+      for (int j = 0; j < sizes[b]; ++j) {
+        x[offset + j].a = static_cast<float>(parameters[b][j]);
+        if (jacobians[b] != nullptr) wanted.emplace_back(b, j);
+      }
+    }
+    for (size_t begin = 0; begin < wanted.size(); begin += Stride) {
+      for (int k = 0; k < total; ++k) x[k].v.setZero();
+      const size_t end = std::min(wanted.size(), begin + Stride);
+      for (size_t w = begin; w < end; ++w) blocks[wanted[w].first][wanted[w].second].v[w - begin] = 1.0f;
+      if (!functor()(blocks.data(), r.data())) return false;
+      for (size_t w = begin; w < end; ++w) {
+        const auto [b, j] = wanted[w];
+        for (int i = 0; i < m; ++i) jacobians[b][i * sizes[b] + j] = r[i].v[w - begin];
+      }
+    }
+    return true;
+  }
+
+  const CostFunctor& functor() const { return *functor_; }
+
+ private:
+  ceres::DynamicAutoDiffCostFunction<CostFunctor, Stride> autodiff_;
+  // The functor autodiff_ holds (Ceres 2.1's has no accessor).
+  const CostFunctor* functor_;
 };
 
 }  // namespace ceres_sqrtba

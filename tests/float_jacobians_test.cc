@@ -1,8 +1,8 @@
 // Float Jacobians of cost functions (ceres_sqrtba/float_jacobians.h,
 // ceres_sqrtba/autodiff_cost_function.h) through the public API:
 //
-//   - for every shape of tests/pipeline_shapes.h that has them (all but
-//     OpenSfM's DynamicAutoDiffCostFunction), the float Jacobians equal the
+//   - for every shape of tests/pipeline_shapes.h (OpenSfM's through
+//     ceres_sqrtba::DynamicAutoDiffCostFunction), the float Jacobians equal the
 //     double ones to float's accuracy, and the residuals are those of the
 //     plain double evaluation exactly;
 //   - ceres::Solve gives bit for bit the same on a problem built with
@@ -13,6 +13,7 @@
 //     double precision, saying why in the summary.
 // The single precision solves of every pipeline shape against ceres::Solve
 // (with these cost functions) are in pipeline_shapes_test.cc.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -153,19 +154,45 @@ TEST(FloatJacobians, EqualTheDoubleOnesForEveryPipelineShape) {
     SCOPED_TRACE("OpenMVG with control points");
     ExpectShapeMatches(testing::OpenMvgProblem(MakeScene(9, 60, 507), 16.0, 4));
   }
+  {
+    SCOPED_TRACE("OpenSfM (DynamicAutoDiffCostFunction, constant intrinsics: a block without Jacobian)");
+    ExpectShapeMatches(testing::OpenSfmProblem(MakeScene(8, 60, 508)));
+  }
 }
 
-// OpenSfM's DynamicAutoDiffCostFunction has no float variant: it keeps the
-// double path.
-TEST(FloatJacobians, DynamicAutoDiffCostFunctionsHaveNone) {
-  const PipelineProblem p = testing::OpenSfmProblem(MakeScene(6, 20, 508));
-  testing::Values v = p.values;
-  ceres::Problem problem;
-  p.build(&v, &problem);
-  std::vector<ceres::ResidualBlockId> ids;
-  problem.GetResidualBlocks(&ids);
-  for (ceres::ResidualBlockId id : ids) {
-    EXPECT_EQ(dynamic_cast<const FloatJacobians*>(problem.GetCostFunctionForResidualBlock(id)), nullptr);
+// The dynamic variant with a stride that does not divide the derivatives
+// (14 = 3 * 4 + 2 over the pose, intrinsics and point), every block wanted,
+// and with the middle block not wanted (a constant block between variable
+// ones: the passes skip it).
+TEST(FloatJacobians, DynamicStridesAcrossBlocks) {
+  const testing::Scene scene = MakeScene(4, 10, 512);
+  testing::Values v = testing::ValuesOf(scene);
+  const testing::Scene::Observation& o = scene.observations[5];
+  DynamicAutoDiffCostFunction<testing::DynamicReprojection, 4> cost(new testing::DynamicReprojection(o.pixel));
+  cost.AddParameterBlock(7);
+  cost.AddParameterBlock(4);
+  cost.AddParameterBlock(3);
+  cost.SetNumResiduals(2);
+  const double* parameters[3] = {v.poses[o.image].data(), v.intrinsics.data(), v.points[o.point].data()};
+  for (bool middle : {true, false}) {
+    SCOPED_TRACE(middle ? "every block" : "no Jacobian for the intrinsics");
+    double jd0[14], jd1[8], jd2[6], rd[2], rf[2];
+    float jf0[14], jf1[8], jf2[6];
+    double* jd[3] = {jd0, middle ? jd1 : nullptr, jd2};
+    float* jf[3] = {jf0, middle ? jf1 : nullptr, jf2};
+    std::fill(jf1, jf1 + 8, 7.0f);
+    ASSERT_TRUE(cost.Evaluate(parameters, rd, jd));
+    ASSERT_TRUE(cost.EvaluateFloatJacobians(parameters, rf, jf));
+    const int sizes[3] = {7, 4, 3};
+    for (int b = 0; b < 3; ++b) {
+      if (jd[b] == nullptr) {
+        for (float f : jf1) EXPECT_EQ(f, 7.0f);  // not written
+        continue;
+      }
+      for (int i = 0; i < 2 * sizes[b]; ++i) {
+        EXPECT_NEAR(jf[b][i], jd[b][i], kFloatTolerance * std::max(1.0, std::abs(jd[b][i]))) << b << " " << i;
+      }
+    }
   }
 }
 

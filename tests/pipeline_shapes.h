@@ -353,7 +353,7 @@ inline PipelineProblem OpenSfmProblem(const Scene& scene, double loss_scale = 1.
   p.build = [s, loss_scale](Values* v, ceres::Problem* problem) {
     ceres::LossFunction* loss = new ceres::CauchyLoss(loss_scale);
     for (const Scene::Observation& o : s->observations) {
-      auto* cost = new ceres::DynamicAutoDiffCostFunction<DynamicReprojection, 4>(new DynamicReprojection(o.pixel));
+      auto* cost = new ceres_sqrtba::DynamicAutoDiffCostFunction<DynamicReprojection, 4>(new DynamicReprojection(o.pixel));
       cost->AddParameterBlock(7);
       cost->AddParameterBlock(4);
       cost->AddParameterBlock(3);

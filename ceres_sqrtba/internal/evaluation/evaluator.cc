@@ -308,6 +308,9 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
         const int m = rb.num_residuals;
         const int* blocks = s_.residual_parameters.data() + rb.parameter_begin;
         const bool in_float = want_jacobian && float_jacobians && rb.float_jacobians != nullptr;
+        // The Jacobians are known to be finite (the float ones, checked as
+        // they are widened).
+        bool jacobians_finite = false;
         int ambient_used = 0, tangent_used = 0;
         for (int i = 0; i < rb.num_parameter_blocks; ++i) {
           const ParameterBlockInfo& pb = s_.parameter_blocks[blocks[i]];
@@ -355,6 +358,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
               finite = finite && ops.Finite(sc.cost_jacobians[i]);
             });
           }
+          jacobians_finite = finite;
           if (!finite) {
             // Float cannot carry this block's Jacobian (an overflow, or a
             // function that float rounds into its singularity): the double
@@ -396,8 +400,8 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
           if (sc.cost_jacobians[i] == nullptr) continue;
           const int p = blocks[i];
           const ParameterBlockInfo& pb = s_.parameter_blocks[p];
-          bool finite = true;
-          WithBlockOps(m, pb.size, [&](auto ops) { finite = ops.Finite(sc.cost_jacobians[i]); });
+          bool finite = jacobians_finite;
+          if (!finite) WithBlockOps(m, pb.size, [&](auto ops) { finite = ops.Finite(sc.cost_jacobians[i]); });
           if (!finite) {
             const int bad = FirstNonFinite(sc.cost_jacobians[i], m * pb.size);
             error = "The Jacobian of the " + NameOf(rb.id) + " with respect to the " + NameOf(pb.user_values) +
