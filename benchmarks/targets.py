@@ -32,6 +32,8 @@ Target = namedtuple("Target", "key description measure aggregate op threshold")
 TargetResult = namedtuple("TargetResult", "target value median low high count verdict")
 
 SINGLE, DOUBLE = "sqrt-single", "sqrt-double"
+# sqrt-single with every Jacobian in double (ceres::AutoDiffCostFunction).
+SINGLE_DOUBLE_JACOBIANS = "sqrt-single-double-jacobians"
 # The same solver in an earlier build (run_benchmarks.py --baseline-binary).
 BASELINE_DOUBLE = "baseline-double"
 # "No slower than before": sqrt-double's solver time may exceed the earlier
@@ -166,6 +168,13 @@ def linear_solver_ratio(slow, fast):
     return _run_ratio(slow, fast, lambda d: d.run.get("linear_solver_seconds"))
 
 
+def jacobian_evaluation_ratio(slow, fast):
+    """Per problem: the summary's "Jacobian & residual evaluation" time of
+    `slow` / of `fast` (the whole run's Jacobian passes: the same count when
+    the two runs take the same steps)."""
+    return _run_ratio(slow, fast, lambda d: d.run.get("jacobian_evaluation_seconds"))
+
+
 def solver_time_ratio(solver, reference):
     """Per problem: the summary's total solver time of `solver` / of
     `reference` (for two builds of one solver: the same iterations)."""
@@ -293,6 +302,17 @@ TARGETS = (
            speedup(SINGLE, DOUBLE, 1e-3), "median", ">=", 1.1),
     *single_vs_best_ceres22("median", 2.5, issue=30),
     *single_vs_best_ceres22("every", 1.8, issue=30),
+    # Float Jacobians: the evaluation they speed up, and what that gives
+    # single precision against double and against Ceres 2.2.
+    Target("float-jacobians-evaluation",
+           "Jacobian evaluation time, sqrt-single-double-jacobians / sqrt-single (x)",
+           jacobian_evaluation_ratio(SINGLE_DOUBLE_JACOBIANS, SINGLE), "median", ">=", 1.6),
+    Target("single-vs-double-1e-3-float-jacobians", "sqrt-single vs sqrt-double, τ=1e-3, median (x)",
+           speedup(SINGLE, DOUBLE, 1e-3), "median", ">=", 1.4),
+    *(Target("single-vs-best-ceres22-%s-3x" % name,
+             "sqrt-single sooner than best Ceres 2.2, τ=%s, median (x)" % name,
+             speedup_over_reference(SINGLE, tau), "median", ">=", 3.0)
+      for name, tau in (("1e-2", 1e-2), ("1e-3", 1e-3))),
     Target("double-vs-baseline",
            "solver time, sqrt-double / baseline-double (the earlier build), median over the rounds "
            "of the two run back to back, on every problem (x)",

@@ -401,5 +401,34 @@ TEST(FloatJacobians, OverflowInFloatContinuesInDoubleAndSaysWhy) {
   EXPECT_NEAR(summary.final_cost, reference.final_cost, 1e-6 * reference.final_cost);
 }
 
+// Run to convergence with a gradient tolerance below what float Jacobians
+// resolve: once the gradient is within their rounding the solve continues in
+// double precision (float steps would only wander at the cost's rounding
+// level), says why, and converges where ceres::Solve does.
+TEST(FloatJacobians, GradientAtTheirRoundingContinuesInDouble) {
+  const PipelineProblem shape = testing::ColmapProblem(MakeScene(8, 120, 513));
+  Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_SCHUR;
+  options.max_num_iterations = 100;
+  options.function_tolerance = 0.0;
+  options.parameter_tolerance = 0.0;
+  options.gradient_tolerance = 1e-9;
+  options.num_threads = 1;
+  const Solver::Summary reference = testing::SolvePipelineProblem(shape, options);
+  ASSERT_EQ(reference.termination_type, ceres::CONVERGENCE) << reference.message;
+  options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+  options.precision = SINGLE_PRECISION;
+  options.num_threads = 2;
+  const Solver::Summary summary = testing::SolvePipelineProblem(shape, options);
+  EXPECT_EQ(summary.termination_type, ceres::CONVERGENCE) << summary.message;
+  EXPECT_EQ(summary.precision_used, DOUBLE_PRECISION);
+  EXPECT_NE(summary.precision_switch_reason.find("within the rounding of the float Jacobians"), std::string::npos)
+      << summary.precision_switch_reason;
+  // Both at the minimum: the same cost to double's rounding of the sums.
+  EXPECT_NEAR(summary.final_cost, reference.final_cost, 1e-10 * reference.final_cost);
+  // Not many more iterations than Ceres' in double.
+  EXPECT_LE(summary.iterations.size(), reference.iterations.size() + 5);
+}
+
 }  // namespace
 }  // namespace ceres_sqrtba

@@ -21,6 +21,7 @@ struct Evaluator::Scratch {
   std::vector<double> tangent;   // tangent Jacobians of all variable blocks
   std::vector<float> float_ambient;  // float Jacobians (FloatJacobians), ambient
   std::vector<float*> float_jacobians;
+  std::vector<double> landmark_magnitude;  // the current group's landmark, sum |J|^T |r| of float blocks
   std::vector<const double*> parameters;
   std::vector<double*> cost_jacobians;      // what the cost function writes
   std::vector<const double*> out_jacobians;  // what the writer reads
@@ -84,12 +85,18 @@ Evaluator::Evaluator(const ProblemStructure& s, const WorkPartition& partition,
   chunk_error_.resize(chunks);
   chunk_float_fallback_.resize(chunks);
   chunk_camera_gradient_ = PerChunk<double>(chunks, s.num_camera_parameters);
+  chunk_camera_magnitude_ = PerChunk<double>(chunks, s.num_camera_parameters);
+  camera_magnitude_.resize(s.num_camera_parameters);
+  chunk_landmark_magnitude_.resize(chunks);
+  int max_landmark_size = 1;
+  for (const Group& g : s.groups) max_landmark_size = std::max(max_landmark_size, g.landmark_size);
   scratch_.resize(chunks);
   for (Scratch& sc : scratch_) {
     sc.residuals.resize(std::max(1, max_residuals_));
     sc.ambient.resize(std::max(1, max_ambient_jacobian_));
     sc.float_ambient.resize(std::max(1, max_ambient_jacobian_));
     sc.float_jacobians.resize(std::max(1, max_parameter_blocks_));
+    sc.landmark_magnitude.resize(max_landmark_size);
     sc.tangent.resize(std::max(1, max_tangent_jacobian_));
     sc.parameters.resize(std::max(1, max_parameter_blocks_));
     sc.cost_jacobians.resize(std::max(1, max_parameter_blocks_));
@@ -143,6 +150,7 @@ bool Evaluator::ComputePlusJacobians(const double* x, bool borders) {
 bool Evaluator::EvaluateCost(const double* x, double* cost) {
   error_.clear();
   float_fallback_.clear();
+  float_gradient_level_ = 0.0;
   if (!ComputePlusJacobians(x, /*borders=*/false)) return false;
   if (notifier_ != nullptr) notifier_->Prepare(x, false, true);
   return Evaluate(x, cost, nullptr, nullptr);
@@ -152,6 +160,7 @@ bool Evaluator::EvaluateJacobian(const double* x, bool new_evaluation_point, dou
                                  double* gradient, JacobianWriter* writer) {
   error_.clear();
   float_fallback_.clear();
+  float_gradient_level_ = 0.0;
   if (!ComputePlusJacobians(x, /*borders=*/true)) return false;
   if (notifier_ != nullptr) notifier_->Prepare(x, true, new_evaluation_point);
   return Evaluate(x, cost, gradient, writer);
@@ -228,6 +237,14 @@ struct BlockOps {
       for (int c = 0; c < Cols(); ++c) g[c] += jr[c] * w;
     }
   }
+  // a (cols) += |J|^T |r|: the scale of the rounding errors of J^T r.
+  void AddAbsTransposeTimes(const double* __restrict j, const double* __restrict r, double* __restrict a) const {
+    for (int rr = 0; rr < Rows(); ++rr) {
+      const double w = std::fabs(r[rr]);
+      const double* __restrict jr = j + rr * Cols();
+      for (int c = 0; c < Cols(); ++c) a[c] += std::fabs(jr[c]) * w;
+    }
+  }
 };
 
 // Calls fn(BlockOps<R, C>) with the sizes fixed where they are common: the
@@ -276,6 +293,13 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
     Scratch& sc = scratch_[chunk];
     double* camera_gradient = want_jacobian && gradient != nullptr ? chunk_camera_gradient_[chunk] : nullptr;
     if (camera_gradient != nullptr) std::fill(camera_gradient, camera_gradient + nc, 0.0);
+    // With float Jacobians, the magnitudes whose rounding they carry into
+    // the gradient: cameras per chunk, each landmark's within its group.
+    double* camera_magnitude =
+        camera_gradient != nullptr && float_jacobians ? chunk_camera_magnitude_[chunk] : nullptr;
+    if (camera_magnitude != nullptr) std::fill(camera_magnitude, camera_magnitude + nc, 0.0);
+    double& landmark_magnitude_max = chunk_landmark_magnitude_[chunk];
+    landmark_magnitude_max = 0.0;
     double chunk_cost = 0.0;
     std::string& error = chunk_error_[chunk];
     error.clear();
@@ -287,6 +311,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
     for (int g = gbegin; g < gend && ok; ++g) {
       const Group& group = s_.groups[g];
       int row = 0;
+      if (camera_magnitude != nullptr) std::fill(sc.landmark_magnitude.begin(), sc.landmark_magnitude.end(), 0.0);
       for (int k = group.residual_begin; k < group.residual_end; ++k) {
         if (want_jacobian && k + kPrefetchDistance < kend) {
           // The residual blocks are read in group order, the problem's order
@@ -460,13 +485,24 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
             const ParameterBlockInfo& pb = s_.parameter_blocks[blocks[i]];
             double* g = pb.is_landmark ? gradient + pb.tangent_offset
                                        : camera_gradient + (pb.tangent_offset - s_.camera_tangent_begin);
-            WithBlockOps(m, pb.tangent_size, [&](auto ops) { ops.AddTransposeTimes(sc.out_jacobians[i], res, g); });
+            double* a = !in_float || camera_magnitude == nullptr ? nullptr
+                        : pb.is_landmark ? sc.landmark_magnitude.data()
+                                         : camera_magnitude + (pb.tangent_offset - s_.camera_tangent_begin);
+            WithBlockOps(m, pb.tangent_size, [&](auto ops) {
+              ops.AddTransposeTimes(sc.out_jacobians[i], res, g);
+              if (a != nullptr) ops.AddAbsTransposeTimes(sc.out_jacobians[i], res, a);
+            });
           }
         }
         if (want_jacobian && writer != nullptr) {
           writer->Write(g, k - group.residual_begin, row, r, res, sc.out_jacobians.data());
         }
         row += m;
+      }
+      if (camera_magnitude != nullptr) {
+        for (int k = 0; k < group.landmark_size; ++k) {
+          landmark_magnitude_max = std::max(landmark_magnitude_max, sc.landmark_magnitude[k]);
+        }
       }
     }
     chunk_cost_[chunk] = chunk_cost;
@@ -496,6 +532,19 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
   *cost = total;
   if (gradient != nullptr && nc > 0) {
     chunk_camera_gradient_.SumInto(context_, nc, gradient + s_.camera_tangent_begin);
+  }
+  if (gradient != nullptr && float_jacobians) {
+    // The largest |J|^T |r| of any variable, times float's unit roundoff:
+    // the size of the gradient's entries that the float Jacobians' rounding
+    // can make (their relative error is about that of one operation per
+    // product, 2^-24; more for functors of many operations).
+    double largest = 0.0;
+    for (int c = 0; c < partition_.num_chunks(); ++c) largest = std::max(largest, chunk_landmark_magnitude_[c]);
+    if (nc > 0) {
+      chunk_camera_magnitude_.SumInto(context_, nc, camera_magnitude_.data());
+      for (double v : camera_magnitude_) largest = std::max(largest, v);
+    }
+    float_gradient_level_ = largest * (std::numeric_limits<float>::epsilon() / 2);
   }
   return true;
 }

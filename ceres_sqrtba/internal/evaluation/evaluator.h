@@ -72,6 +72,13 @@ class Evaluator {
   // caller may then continue in double precision.
   const std::string& float_jacobian_fallback() const { return float_fallback_; }
 
+  // After a Jacobian pass with the gradient into a float storage: the size
+  // of the rounding that the float Jacobians bring into the gradient, 2^-24
+  // max_j sum_i |J_ij| |r_i| over the residual blocks evaluated in float (0
+  // when none was). A gradient whose entries are all within a small multiple
+  // of it can no longer be told from the Jacobians' rounding.
+  double float_gradient_level() const { return float_gradient_level_; }
+
  private:
   struct Scratch;
   bool Evaluate(const double* x, double* cost, double* gradient,
@@ -104,6 +111,10 @@ class Evaluator {
   std::vector<std::string> chunk_float_fallback_;  // per chunk: empty, or its first
   std::string error_;
   std::string float_fallback_;
+  double float_gradient_level_ = 0.0;
+  PerChunk<double> chunk_camera_magnitude_;     // per chunk: num_camera_parameters
+  std::vector<double> camera_magnitude_;        // their sum
+  std::vector<double> chunk_landmark_magnitude_;  // per chunk: the largest landmark entry
   PerChunk<double> chunk_camera_gradient_;  // per chunk: num_camera_parameters
   std::vector<Scratch> scratch_;                // one per chunk
 };

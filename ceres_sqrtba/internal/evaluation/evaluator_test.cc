@@ -649,7 +649,27 @@ TEST(EvaluatorFloatJacobians, UsedOnlyForFloatStorage) {
           << e.evaluator->float_jacobian_fallback();
     } else {
       EXPECT_TRUE(e.evaluator->float_jacobian_fallback().empty()) << e.evaluator->float_jacobian_fallback();
+      // The rounding level of the float gradient: 2^-24 times the largest
+      // sum_i |J_ij| |r_i| over the columns of both blocks.
+      double r[2];
+      const double* values[2] = {camera.data(), point.data()};
+      std::vector<ceres::ResidualBlockId> ids;
+      problem.GetResidualBlocks(&ids);
+      ASSERT_TRUE(problem.GetCostFunctionForResidualBlock(ids[0])->Evaluate(values, r, nullptr));
+      double largest = 0.0;
+      for (const auto& [key, values_of_block] : float_writer.blocks) {
+        const int cols = static_cast<int>(values_of_block.size()) / 2;
+        for (int c = 0; c < cols; ++c) {
+          largest = std::max(largest, std::abs(values_of_block[c]) * std::abs(r[0]) +
+                                          std::abs(values_of_block[cols + c]) * std::abs(r[1]));
+        }
+      }
+      EXPECT_NEAR(e.evaluator->float_gradient_level(), largest * std::ldexp(1.0, -24), 1e-12 * largest);
+      EXPECT_GT(e.evaluator->float_gradient_level(), 0.0);
     }
+    // Passes without float Jacobians leave it at 0.
+    ASSERT_TRUE(e.evaluator->EvaluateJacobian(e.x.data(), true, &cost, gradient.data(), &double_writer));
+    EXPECT_EQ(e.evaluator->float_gradient_level(), 0.0);
   }
 }
 

@@ -17,6 +17,13 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+namespace {
+// A single precision solve with float Jacobians continues in double once
+// the gradient's largest entry is within this many times the rounding that
+// the float Jacobians bring into it (Evaluator::float_gradient_level).
+constexpr double kFloatGradientLevels = 1.0;
+}  // namespace
+
 TrustRegionMinimizer::TrustRegionMinimizer(const MinimizerContext& context,
                                            const ProblemStructure& s, Evaluator* evaluator,
                                            PrecisionPolicy* precision, double* parameters,
@@ -278,6 +285,21 @@ bool TrustRegionMinimizer::FinishJacobian() {
     // Jacobians: double precision from here on, where it fits (else the
     // float solve goes on, the double Jacobian standing in as here).
     if (ContinueInDouble(evaluator_->float_jacobian_fallback(), /*required=*/false)) {
+      return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
+    }
+  }
+  const double float_level = evaluator_->float_gradient_level();
+  if (float_level > 0.0 && precision_->CanSwitchToDouble() &&
+      gradient_.lpNorm<Eigen::Infinity>() <= kFloatGradientLevels * float_level) {
+    // The float Jacobians' rounding is as large as the gradient: steps from
+    // them no longer follow the cost down (near a minimum they wander at
+    // the cost's rounding level until the radius collapses), and a gradient
+    // tolerance below that level is never met.
+    char reason[200];
+    std::snprintf(reason, sizeof(reason),
+                  "the gradient (max norm %.3e) is within the rounding of the float Jacobians (%.3e)",
+                  gradient_.lpNorm<Eigen::Infinity>(), float_level);
+    if (ContinueInDouble(reason, /*required=*/false)) {
       return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
     }
   }

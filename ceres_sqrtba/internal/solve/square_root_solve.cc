@@ -68,12 +68,13 @@ MemoryPlan PlanMemory(const ProblemStructure& s, const LinearSolverFactory& fact
     const ParameterBlockInfo& pb = s.parameter_blocks[p];
     if (pb.manifold != nullptr) plus_jacobians += int64_t{pb.size} * pb.tangent_size * 8;
   }
-  // The evaluator's per-chunk camera gradients and PlusJacobians; the loop's
+  // The evaluator's per-chunk camera gradients and gradient magnitudes (and
+  // their sum), and PlusJacobians; the loop's
   // state copies and vectors (x, candidate, projected gradient step, state,
   // initial state; gradient, its negation, step, scaled step, column scale,
   // two LM diagonals) and those of the line search.
   plan.vectors = factory.SolverVectorBytes(precision) +
-                 int64_t{factory.partition().num_chunks()} * s.num_camera_parameters * 8 + plus_jacobians +
+                 (2 * int64_t{factory.partition().num_chunks()} + 1) * s.num_camera_parameters * 8 + plus_jacobians +
                  (5 * n + 7 * m) * 8 + (s.is_constrained ? (n + 2 * m) * 8 : 0);
   return plan;
 }
