@@ -245,10 +245,14 @@ class DynamicAutoDiffCostFunction : public ceres::DynamicCostFunction, public Fl
         if (jacobians[b] != nullptr) wanted.emplace_back(b, j);
       }
     }
+    // The unit vectors stored whole (see Jacobians above).
+    using Derivatives = Eigen::Matrix<float, Stride, 1>;
     for (size_t begin = 0; begin < wanted.size(); begin += Stride) {
       for (int k = 0; k < total; ++k) x[k].v.setZero();
       const size_t end = std::min(wanted.size(), begin + Stride);
-      for (size_t w = begin; w < end; ++w) blocks[wanted[w].first][wanted[w].second].v[w - begin] = 1.0f;
+      for (size_t w = begin; w < end; ++w) {
+        blocks[wanted[w].first][wanted[w].second].v = Derivatives::Unit(static_cast<int>(w - begin));
+      }
       if (!functor()(blocks.data(), r.data())) return false;
       for (size_t w = begin; w < end; ++w) {
         const auto [b, j] = wanted[w];
