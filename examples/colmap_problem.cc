@@ -9,7 +9,7 @@
 #include "Eigen/Geometry"
 #include "Eigen/QR"
 #include "cli_common.h"
-#include "ceres_sqrtba/autodiff_cost_function.h"
+#include "autodiff_cost.h"
 #include "colmap_camera_models.h"
 
 namespace ceres_sqrtba {
@@ -103,8 +103,7 @@ struct CostFactory {
   ceres::CostFunction* result = nullptr;
   template <typename Functor, int... Ns>
   ceres::CostFunction* Make(Functor* functor) const {
-    if (float_jacobians) return new AutoDiffCostFunction<Functor, 2, Ns...>(functor);
-    return new ceres::AutoDiffCostFunction<Functor, 2, Ns...>(functor);
+    return NewAutoDiffCostFunction<Functor, 2, Ns...>(functor, float_jacobians);
   }
   template <typename Model>
   void operator()() {

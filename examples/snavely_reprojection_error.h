@@ -15,7 +15,7 @@
 
 #include "ceres/autodiff_cost_function.h"
 #include "ceres/rotation.h"
-#include "ceres_sqrtba/autodiff_cost_function.h"
+#include "autodiff_cost.h"
 
 namespace ceres_sqrtba {
 namespace examples {
@@ -55,11 +55,8 @@ class SnavelyAngleAxisError {
   // float_jacobians: ceres_sqrtba::AutoDiffCostFunction, else Ceres' own.
   static ceres::CostFunction* Create(double observed_x, double observed_y,
                                      bool float_jacobians) {
-    auto* functor = new SnavelyAngleAxisError(observed_x, observed_y);
-    if (float_jacobians) {
-      return new AutoDiffCostFunction<SnavelyAngleAxisError, 2, 9, 3>(functor);
-    }
-    return new ceres::AutoDiffCostFunction<SnavelyAngleAxisError, 2, 9, 3>(functor);
+    return NewAutoDiffCostFunction<SnavelyAngleAxisError, 2, 9, 3>(
+        new SnavelyAngleAxisError(observed_x, observed_y), float_jacobians);
   }
 
  private:
@@ -89,11 +86,8 @@ class SnavelyQuaternionError {
   // float_jacobians: ceres_sqrtba::AutoDiffCostFunction, else Ceres' own.
   static ceres::CostFunction* Create(double observed_x, double observed_y,
                                      bool float_jacobians) {
-    auto* functor = new SnavelyQuaternionError(observed_x, observed_y);
-    if (float_jacobians) {
-      return new AutoDiffCostFunction<SnavelyQuaternionError, 2, 10, 3>(functor);
-    }
-    return new ceres::AutoDiffCostFunction<SnavelyQuaternionError, 2, 10, 3>(functor);
+    return NewAutoDiffCostFunction<SnavelyQuaternionError, 2, 10, 3>(
+        new SnavelyQuaternionError(observed_x, observed_y), float_jacobians);
   }
 
  private:
