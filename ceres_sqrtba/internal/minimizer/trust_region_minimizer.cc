@@ -279,27 +279,25 @@ bool TrustRegionMinimizer::FinishJacobian() {
     if (it_.iteration == 0) scale_computed_ = false;  // the scale saw overflowed values
     return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
   }
-  if (!evaluator_->float_jacobian_fallback().empty() && precision_->CanSwitchToDouble()) {
-    // This Jacobian is right (the double one stood in for the float one
-    // that was not finite), but float cannot carry the problem's
-    // Jacobians: double precision from here on, where it fits (else the
-    // float solve goes on, the double Jacobian standing in as here).
-    if (ContinueInDouble(evaluator_->float_jacobian_fallback(), /*required=*/false)) {
-      return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
+  if (precision_->CanSwitchToDouble()) {
+    // Float Jacobians that cannot serve this problem any more: one that was
+    // not finite (the double one stood in for it, so this Jacobian is
+    // right), or a gradient within their rounding (steps from them no
+    // longer follow the cost down: near a minimum they wander at the cost's
+    // rounding level until the radius collapses, and a gradient tolerance
+    // below that level is never met). Double precision from here on, where
+    // it fits (else the float solve goes on).
+    std::string reason = evaluator_->float_jacobian_fallback();
+    const double float_level = evaluator_->float_gradient_level();
+    const double gradient_max = gradient_.lpNorm<Eigen::Infinity>();
+    if (reason.empty() && float_level > 0.0 && gradient_max <= kFloatGradientLevels * float_level) {
+      char text[200];
+      std::snprintf(text, sizeof(text),
+                    "the gradient (max norm %.3e) is within the rounding of the float Jacobians (%.3e)",
+                    gradient_max, float_level);
+      reason = text;
     }
-  }
-  const double float_level = evaluator_->float_gradient_level();
-  if (float_level > 0.0 && precision_->CanSwitchToDouble() &&
-      gradient_.lpNorm<Eigen::Infinity>() <= kFloatGradientLevels * float_level) {
-    // The float Jacobians' rounding is as large as the gradient: steps from
-    // them no longer follow the cost down (near a minimum they wander at
-    // the cost's rounding level until the radius collapses), and a gradient
-    // tolerance below that level is never met.
-    char reason[200];
-    std::snprintf(reason, sizeof(reason),
-                  "the gradient (max norm %.3e) is within the rounding of the float Jacobians (%.3e)",
-                  gradient_.lpNorm<Eigen::Infinity>(), float_level);
-    if (ContinueInDouble(reason, /*required=*/false)) {
+    if (!reason.empty() && ContinueInDouble(reason, /*required=*/false)) {
       return EvaluateGradientAndJacobian(/*new_evaluation_point=*/false);
     }
   }
