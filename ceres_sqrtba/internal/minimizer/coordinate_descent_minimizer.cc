@@ -13,7 +13,12 @@
 #include "ceres_sqrtba/internal/common/ceres_version.h"
 #include "ceres_sqrtba/internal/evaluation/loss_correction.h"
 #include "ceres_sqrtba/internal/evaluation/tangent_jacobian.h"
+#include "ceres_sqrtba/internal/minimizer/dense_qr_solver.h"
+#include "ceres_sqrtba/internal/minimizer/levenberg_marquardt_strategy.h"
+#include "ceres_sqrtba/internal/minimizer/termination.h"
+#include "ceres_sqrtba/internal/minimizer/trust_region_step_evaluator.h"
 #include "ceres_sqrtba/internal/problem/independent_set.h"
+#include "ceres_sqrtba/internal/problem/inner_iteration_ordering.h"
 #include "glog/logging.h"
 
 namespace ceres_sqrtba {
@@ -31,19 +36,6 @@ void Hyperedges(const ProblemStructure& s, std::vector<int>* edge_begin, std::ve
   }
   if (!edge_begin->empty()) edge_begin->push_back(static_cast<int>(edge_vertices->size()));
 }
-
-// Ceres' default Minimizer::Options, which its sub-solves run with.
-constexpr int kMaxIterations = 50;
-constexpr double kFunctionTolerance = 1e-6;
-constexpr double kGradientTolerance = 1e-10;
-constexpr double kParameterTolerance = 1e-8;
-constexpr double kMinRelativeDecrease = 1e-3;
-constexpr int kMaxConsecutiveInvalidSteps = 5;
-constexpr double kInitialRadius = 1e4;
-constexpr double kMaxRadius = kInnerIterationMaxRadius;  // ceres_version.h
-constexpr double kMinRadius = 1e-32;
-constexpr double kMinDiagonal = 1e-6;
-constexpr double kMaxDiagonal = 1e32;
 
 }  // namespace
 
@@ -104,10 +96,7 @@ bool SetUpInnerIterations(const ProblemStructure& s, const ceres::ParameterBlock
       for (double* block : group.second) {
         const auto it = s.index_of.find(block);
         if (it == s.index_of.end()) {
-          std::ostringstream ss;
-          ss << "Solver::Options::inner_iteration_ordering contains a parameter block (" << block
-             << ") that is not in the problem.";
-          *error = ss.str();
+          *error = InnerIterationBlockNotInProblem(block);
           return false;
         }
         if (s.parameter_blocks[it->second].is_constant) continue;
@@ -128,28 +117,9 @@ bool SetUpInnerIterations(const ProblemStructure& s, const ceres::ParameterBlock
       LOG(WARNING) << "No remaining elements in the inner iteration ordering.";
       return true;
     }
-    // Independence: no residual block holds two blocks of one group. Ceres
-    // checks the groups in increasing id and names the first that fails.
-    int failed_group = std::numeric_limits<int>::max();
-    for (const ResidualBlockInfo& rb : s.residual_blocks) {
-      const int* blocks = s.residual_parameters.data() + rb.parameter_begin;
-      for (int i = 0; i < rb.num_parameter_blocks; ++i) {
-        const int gi = group_of[blocks[i]];
-        if (gi < 0) continue;
-        for (int j = i + 1; j < rb.num_parameter_blocks; ++j) {
-          if (group_of[blocks[j]] == gi) failed_group = std::min(failed_group, gi);
-        }
-      }
-    }
-    if (failed_group != std::numeric_limits<int>::max()) {
-      char message[200];
-      std::snprintf(message, sizeof(message),
-                    "The user-provided parameter_blocks_for_inner_iterations does not form an independent set. "
-                    "Group Id: %d",
-                    failed_group);
-      *error = message;
-      return false;
-    }
+    std::vector<int> edge_begin, edge_vertices;
+    Hyperedges(s, &edge_begin, &edge_vertices);
+    if (!InnerIterationGroupsAreIndependent(edge_begin, edge_vertices, group_of, error)) return false;
   }
   if (given == nullptr) {
     for (const auto& set : setup->sets) setup->ordering_used.push_back(static_cast<int>(set.size()));
@@ -164,13 +134,15 @@ struct CoordinateDescentMinimizer::Scratch {
   std::vector<double> jacobian;            // rows x tangent, row-major (scaled)
   std::vector<double> residuals;           // rows (corrected), at the current point
   std::vector<double> candidate_residuals;  // one residual block's, at a candidate
-  std::vector<double> qr;                  // (rows + tangent) x tangent, column-major
-  std::vector<double> rhs;                 // rows + tangent
   std::vector<double> ambient;             // one residual block's ambient Jacobian
   std::vector<double> plus_jacobian;       // ambient x tangent
   std::vector<const double*> parameters;   // one residual block's
   std::vector<double*> jacobians;          // one residual block's (only p's non-null)
-  std::vector<double> x, candidate, projected, previous, gradient, scale, diagonal, y, step, delta, jy;
+  std::vector<double> x, candidate, projected, previous, gradient, scale, y, step, delta;
+  // The one Levenberg-Marquardt of the trust-region loop, over the block's
+  // dense QR (its radius and damping restart for every block).
+  std::unique_ptr<LevenbergMarquardtStrategy> strategy;
+  std::unique_ptr<DenseQrSolver> solver;
 };
 
 struct CoordinateDescentMinimizer::ThreadScratch {
@@ -181,6 +153,7 @@ CoordinateDescentMinimizer::CoordinateDescentMinimizer(const ProblemStructure& s
                                                        std::vector<std::vector<int>> sets,
                                                        ParallelContext* context)
     : s_(s), sets_(std::move(sets)), context_(context), scratch_(std::make_unique<ThreadScratch>()) {
+  options_.levenberg_marquardt.max_radius = kInnerIterationMaxRadius;  // ceres_version.h
   const int n = static_cast<int>(s.parameter_blocks.size());
   residual_begin_.assign(n + 1, 0);
   rows_.assign(n, 0);
@@ -262,49 +235,6 @@ void CoordinateDescentMinimizer::Minimize(double* x) {
   last_round_iterations_ = iterations.load();
 }
 
-namespace {
-
-// Least squares min |A y - b| for A = [J; diag(d)] ((m + t) x t, column-major
-// in a, b in rhs) by t Householder reflections (as Ceres' DENSE_QR with
-// Eigen's HouseholderQR), then R y = (Q^T b)[0, t). Both are overwritten.
-// False if R is singular.
-bool SolveLeastSquares(int rows, int t, double* a, double* b, double* y) {
-  for (int j = 0; j < t; ++j) {
-    double* v = a + j * rows;
-    double norm2 = 0.0;
-    for (int i = j; i < rows; ++i) norm2 += v[i] * v[i];
-    const double norm = std::sqrt(norm2);
-    if (norm == 0.0) return false;
-    const double alpha = v[j] >= 0.0 ? -norm : norm;
-    const double vj = v[j] - alpha;
-    const double vnorm2 = norm2 - v[j] * v[j] + vj * vj;
-    v[j] = vj;
-    const double beta = vnorm2 > 0.0 ? 2.0 / vnorm2 : 0.0;
-    for (int c = j + 1; c < t; ++c) {
-      double* col = a + c * rows;
-      double dot = 0.0;
-      for (int i = j; i < rows; ++i) dot += v[i] * col[i];
-      dot *= beta;
-      for (int i = j; i < rows; ++i) col[i] -= dot * v[i];
-    }
-    double dot = 0.0;
-    for (int i = j; i < rows; ++i) dot += v[i] * b[i];
-    dot *= beta;
-    for (int i = j; i < rows; ++i) b[i] -= dot * v[i];
-    v[j] = alpha;  // R's diagonal; the reflector is no longer needed
-  }
-  for (int j = t - 1; j >= 0; --j) {
-    double v = b[j];
-    for (int c = j + 1; c < t; ++c) v -= a[c * rows + j] * y[c];
-    const double diagonal = a[j * rows + j];
-    if (diagonal == 0.0) return false;
-    y[j] = v / diagonal;
-  }
-  return true;
-}
-
-}  // namespace
-
 int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const {
   const ParameterBlockInfo& pb = s_.parameter_blocks[p];
   const int size = pb.size, t = pb.tangent_size, rows = rows_[p];
@@ -312,17 +242,16 @@ int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const 
     sc->jacobian.resize(std::max(1, max_rows_ * max_tangent_));
     sc->residuals.resize(std::max(1, max_rows_));
     sc->candidate_residuals.resize(std::max(1, max_residuals_));
-    sc->qr.resize(std::max(1, (max_rows_ + max_tangent_) * max_tangent_));
-    sc->rhs.resize(std::max(1, max_rows_ + max_tangent_));
     sc->ambient.resize(std::max(1, max_residuals_ * max_size_));
     sc->plus_jacobian.resize(std::max(1, max_size_ * max_tangent_));
     sc->parameters.resize(std::max(1, max_parameter_blocks_));
     sc->jacobians.resize(std::max(1, max_parameter_blocks_));
     for (auto* v : {&sc->x, &sc->candidate, &sc->projected, &sc->previous}) v->resize(std::max(1, max_size_));
-    for (auto* v : {&sc->gradient, &sc->scale, &sc->diagonal, &sc->y, &sc->step, &sc->delta}) {
+    for (auto* v : {&sc->gradient, &sc->scale, &sc->y, &sc->step, &sc->delta}) {
       v->resize(std::max(1, max_tangent_));
     }
-    sc->jy.resize(std::max(1, max_rows_));
+    sc->strategy = std::make_unique<LevenbergMarquardtStrategy>(max_tangent_, options_.levenberg_marquardt);
+    sc->solver = std::make_unique<DenseQrSolver>(max_rows_, max_tangent_);
   }
   const double* lower = pb.bounds_offset >= 0 ? s_.lower_bounds.data() + pb.bounds_offset : nullptr;
   const double* upper = pb.bounds_offset >= 0 ? s_.upper_bounds.data() + pb.bounds_offset : nullptr;
@@ -419,34 +348,35 @@ int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const 
     return true;
   };
 
+  const MinimizerOptions& o = options_;
   double* xb = sc->x.data();
   double* candidate = sc->candidate.data();
-  double* J = sc->jacobian.data();
   double* scale = sc->scale.data();
   double* xp = x + pb.state_offset;
   std::copy(xp, xp + size, xb);
+  DenseQrSolver& solver = *sc->solver;
+  solver.Bind(rows, t, sc->jacobian.data(), sc->residuals.data());
 
   double cost = 0.0;
   // After a Jacobian at xb: the column scale (from the first), the scaled
   // Jacobian, and whether the projected gradient meets the tolerance.
   bool scale_computed = false;
   auto finish_jacobian = [&](bool* gradient_converged) {
-    if (!scale_computed) {
-      for (int c = 0; c < t; ++c) {
-        double norm2 = 0.0;
-        for (int r = 0; r < rows; ++r) norm2 += J[r * t + c] * J[r * t + c];
-        scale[c] = 1.0 / (1.0 + std::sqrt(norm2));
+    if (o.jacobi_scaling) {
+      if (!scale_computed) {
+        solver.SquaredColumnNorms(scale);
+        for (int c = 0; c < t; ++c) scale[c] = 1.0 / (1.0 + std::sqrt(scale[c]));
+        scale_computed = true;
       }
-      scale_computed = true;
-    }
-    for (int r = 0; r < rows; ++r) {
-      for (int c = 0; c < t; ++c) J[r * t + c] *= scale[c];
+      solver.ScaleColumns(scale);
+    } else {
+      std::fill(scale, scale + t, 1.0);
     }
     for (int c = 0; c < t; ++c) sc->step[c] = -sc->gradient[c];
     if (!plus(xb, sc->step.data(), sc->projected.data())) return false;
     double max_norm = 0.0;
     for (int k = 0; k < size; ++k) max_norm = std::max(max_norm, std::abs(xb[k] - sc->projected[k]));
-    *gradient_converged = max_norm <= kGradientTolerance;
+    *gradient_converged = GradientToleranceMet(max_norm, o.gradient_tolerance, nullptr);
     return true;
   };
 
@@ -454,55 +384,27 @@ int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const 
   if (!evaluate(xb, true, &cost) || !finish_jacobian(&converged)) return 0;  // the block stays
   // xb is the best point so far; it is written back at the end.
   if (converged) return 0;
-  double radius = kInitialRadius, decrease_factor = 2.0;
-  bool reuse_diagonal = false, had_success = false;
+  // The trust-region loop's Levenberg-Marquardt and step quality, and
+  // Ceres' termination tests, on the block's sub-problem.
+  LevenbergMarquardtStrategy& strategy = *sc->strategy;
+  strategy.Reset(t);
+  TrustRegionStepEvaluator step_evaluator(cost, o.max_consecutive_nonmonotonic_steps);
+  bool had_success = false;
   int invalid_steps = 0, iteration = 0;
-  double* diagonal = sc->diagonal.data();
   double* y = sc->y.data();
   double* delta = sc->delta.data();
-  double* jy = sc->jy.data();
-  const int qr_rows = rows + t;
   while (true) {
     ++iteration;
-    if (!reuse_diagonal) {
-      for (int c = 0; c < t; ++c) {
-        double norm2 = 0.0;
-        for (int r = 0; r < rows; ++r) norm2 += J[r * t + c] * J[r * t + c];
-        diagonal[c] = std::min(std::max(norm2, kMinDiagonal), kMaxDiagonal);
-      }
-    }
-    // [J; D] y = [r; 0], D = sqrt(diagonal / radius); step = -y.
-    double* a = sc->qr.data();
-    double* b = sc->rhs.data();
-    for (int c = 0; c < t; ++c) {
-      double* col = a + c * qr_rows;
-      for (int r = 0; r < rows; ++r) col[r] = J[r * t + c];
-      for (int i = 0; i < t; ++i) col[rows + i] = i == c ? std::sqrt(diagonal[c] / radius) : 0.0;
-    }
-    for (int r = 0; r < rows; ++r) b[r] = sc->residuals[r];
-    for (int i = 0; i < t; ++i) b[rows + i] = 0.0;
-    bool valid = SolveLeastSquares(qr_rows, t, a, b, y);
-    double model_cost_change = 0.0;
-    if (valid) {
-      // -(J step)^T (r + J step / 2) with step = -y.
-      double jy_r = 0.0, jy2 = 0.0;
-      for (int r = 0; r < rows; ++r) {
-        double v = 0.0;
-        for (int c = 0; c < t; ++c) v += J[r * t + c] * y[c];
-        jy[r] = v;
-        jy_r += v * sc->residuals[r];
-        jy2 += v * v;
-      }
-      model_cost_change = jy_r - 0.5 * jy2;
-      valid = std::isfinite(model_cost_change) && model_cost_change > 0.0;
-      for (int c = 0; c < t && valid; ++c) valid = std::isfinite(y[c]);
-    }
+    double jy_squared_norm = 0.0;
+    const LinearSolverSummary ls = strategy.ComputeStep(&solver, o.eta, y, &jy_squared_norm);
+    // -(J step)^T (r + J step / 2) with step = -y.
+    const double model_cost_change = solver.ResidualDotJy() - 0.5 * jy_squared_norm;
+    const bool valid = ls.termination == LinearSolverTermination::kSuccess &&
+                       std::isfinite(model_cost_change) && model_cost_change > 0.0;
     bool accepted = false;
     if (!valid) {
-      if (++invalid_steps >= kMaxConsecutiveInvalidSteps) break;
-      radius /= decrease_factor;
-      decrease_factor *= 2.0;
-      reuse_diagonal = true;
+      if (++invalid_steps >= o.max_num_consecutive_invalid_steps) break;
+      strategy.StepIsInvalid();
     } else {
       invalid_steps = 0;
       for (int c = 0; c < t; ++c) delta[c] = -y[c] * scale[c];
@@ -516,13 +418,13 @@ int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const 
           step_norm2 += (xb[k] - candidate[k]) * (xb[k] - candidate[k]);
           x_norm2 += xb[k] * xb[k];
         }
-        if (std::sqrt(step_norm2) <= kParameterTolerance * (std::sqrt(x_norm2) + kParameterTolerance)) break;
+        if (ParameterToleranceMet(std::sqrt(step_norm2), std::sqrt(x_norm2), o.parameter_tolerance, nullptr)) {
+          break;
+        }
       }
-      if (std::abs(cost - candidate_cost) <= kFunctionTolerance * cost) break;
-      const double relative_decrease = candidate_cost >= std::numeric_limits<double>::max()
-                                           ? std::numeric_limits<double>::lowest()
-                                           : (cost - candidate_cost) / model_cost_change;
-      if (relative_decrease > kMinRelativeDecrease) {
+      if (FunctionToleranceMet(cost - candidate_cost, cost, o.function_tolerance, nullptr)) break;
+      const double relative_decrease = step_evaluator.StepQuality(candidate_cost, model_cost_change);
+      if (relative_decrease > o.min_relative_decrease) {
         // Move, then the Jacobian there; a failure ends the sub-solve at the
         // previous point (the best so far).
         double new_cost = 0.0;
@@ -535,19 +437,15 @@ int CoordinateDescentMinimizer::SolveBlock(int p, double* x, Scratch* sc) const 
         had_success = true;
         accepted = true;
         cost = new_cost;
-        radius = std::min(kMaxRadius,
-                          radius / std::max(1.0 / 3.0, 1.0 - std::pow(2.0 * relative_decrease - 1.0, 3)));
-        decrease_factor = 2.0;
-        reuse_diagonal = false;
+        strategy.StepAccepted(relative_decrease);
+        step_evaluator.StepAccepted(new_cost, model_cost_change);
       } else {
-        radius /= decrease_factor;
-        decrease_factor *= 2.0;
-        reuse_diagonal = true;
+        strategy.StepRejected();
       }
     }
-    if (iteration >= kMaxIterations) break;
+    if (MaxIterationsMet(iteration, o.max_num_iterations, nullptr)) break;
     if (accepted && converged) break;
-    if (radius <= kMinRadius) break;
+    if (MinTrustRegionRadiusMet(strategy.Radius(), o.min_trust_region_radius, nullptr)) break;
   }
   // Monotonic steps: the last accepted point is the one of least cost.
   std::copy(xb, xb + size, xp);

@@ -19,8 +19,7 @@
 // Ceres' rules, reproduced here:
 // - The sets. Given: Solver::Options::inner_iteration_ordering, its groups in
 //   increasing id, each checked to be an independent set of the reduced
-//   problem ("The user-provided parameter_blocks_for_inner_iterations does not
-//   form an independent set. Group Id: %d"); constant blocks and blocks no
+//   problem (problem/inner_iteration_ordering.h, Ceres' message); constant blocks and blocks no
 //   residual block uses are dropped first (Ceres removes them from the
 //   ordering), and blocks of the problem that the ordering leaves out are held
 //   constant. Automatic: Ceres' CoordinateDescentMinimizer::CreateOrdering, a
@@ -35,20 +34,23 @@
 //   the intrinsics of the same camera).
 // - One sub-solve: Ceres builds a one-block program and runs its
 //   TrustRegionMinimizer on it with *default* Minimizer::Options (whatever the
-//   user's options say): Levenberg-Marquardt, Jacobi scaling, initial radius
-//   1e4, max radius TrustRegionStrategy's own (2.1: 1e16, 2.2: 1e32;
-//   ceres_version.h), LM diagonal in [1e-6, 1e32], at most 50
-//   iterations, function tolerance 1e-6, gradient tolerance 1e-10, parameter tolerance
-//   1e-8, min relative decrease 1e-3, 5 consecutive invalid steps, monotonic
-//   steps, no line search (is_constrained is left false), and a DENSE_QR
-//   linear solver: the damped step solves min |[J; D] y - [r; 0]| by a
-//   Householder QR. Bounds still hold: the state update x (+) delta projects
-//   each component onto the block's bounds, as Ceres' ParameterBlock::Plus.
-//   The sub-solve returns its minimum-cost state; a failed first evaluation
-//   leaves the block as it was. Residuals, loss corrections and tangent
-//   Jacobians are computed as by the Evaluator (loss_correction.h,
-//   tangent_jacobian.h), in double. No evaluation callback is told: Ceres
-//   refuses inner iterations on problems that have one.
+//   user's options say). Here the sub-solve runs the trust-region loop's own
+//   parts: its LevenbergMarquardtStrategy (radius and damping), its
+//   TrustRegionStepEvaluator (step quality) and Ceres' termination tests
+//   (termination.h), with a default MinimizerOptions (minimizer_options.h):
+//   Jacobi scaling, initial radius 1e4, max radius TrustRegionStrategy's own
+//   (2.1: 1e16, 2.2: 1e32; ceres_version.h), LM diagonal in [1e-6, 1e32], at
+//   most 50 iterations, function tolerance 1e-6, gradient tolerance 1e-10,
+//   parameter tolerance 1e-8, min relative decrease 1e-3, 5 consecutive
+//   invalid steps, monotonic steps, no line search (is_constrained is left
+//   false), and Ceres' DENSE_QR linear solver (dense_qr_solver.h). Bounds
+//   still hold: the state update x (+) delta projects each component onto
+//   the block's bounds, as Ceres' ParameterBlock::Plus. The sub-solve
+//   returns its minimum-cost state; a failed first evaluation leaves the
+//   block as it was. Residuals, loss corrections and tangent Jacobians are
+//   computed as by the Evaluator (loss_correction.h, tangent_jacobian.h), in
+//   double. No evaluation callback is told: Ceres refuses inner iterations
+//   on problems that have one.
 // - In the trust-region loop (trust_region_minimizer.cc): after the
 //   candidate's cost, a round starts from the candidate, the whole cost is
 //   evaluated at its result, the candidate moves there, the model cost change
@@ -70,6 +72,7 @@
 
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/minimizer/minimizer_options.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 namespace ceres_sqrtba {
@@ -126,6 +129,8 @@ class CoordinateDescentMinimizer {
   const ProblemStructure& s_;
   std::vector<std::vector<int>> sets_;
   ParallelContext* context_;
+  // Ceres' default Minimizer::Options, which every sub-solve runs with.
+  MinimizerOptions options_;
   // Per parameter block: its residual blocks (CSR), indices into
   // s.residual_blocks; and where the block sits in each (its position in
   // the residual block's parameter list).

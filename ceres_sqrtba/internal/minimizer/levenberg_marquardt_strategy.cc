@@ -13,6 +13,14 @@ LevenbergMarquardtStrategy::LevenbergMarquardtStrategy(int num_parameters,
       diagonal_(num_parameters),
       lm_diagonal_(num_parameters) {}
 
+void LevenbergMarquardtStrategy::Reset(int num_parameters) {
+  radius_ = options_.initial_radius;
+  decrease_factor_ = 2.0;
+  reuse_diagonal_ = false;
+  diagonal_.resize(num_parameters);
+  lm_diagonal_.resize(num_parameters);
+}
+
 LinearSolverSummary LevenbergMarquardtStrategy::ComputeStep(LinearSolver* solver, double eta,
                                                             double* y,
                                                             double* jy_squared_norm) {

@@ -28,6 +28,12 @@ class LevenbergMarquardtStrategy {
  public:
   LevenbergMarquardtStrategy(int num_parameters, const LevenbergMarquardtOptions& options);
 
+  // A fresh start (initial radius, decrease factor 2, the diagonal computed
+  // on the next step) for num_parameters parameters, at most the
+  // constructor's: no allocation (inner iterations reuse one strategy for
+  // every block's sub-solve).
+  void Reset(int num_parameters);
+
   // Computes y (step = -y) for the solver's current Jacobian.
   LinearSolverSummary ComputeStep(LinearSolver* solver, double eta, double* y,
                                   double* jy_squared_norm);

@@ -109,6 +109,26 @@ TEST(LevenbergMarquardtStrategy, RejectionsDoubleTheDecreaseFactorUntilAnAccepta
   EXPECT_EQ(lm.Radius(), 78.125);  // powers of two: exact
 }
 
+// Reset starts again (radius, decrease factor, a fresh diagonal) on a
+// smaller problem, as inner iterations do for each block.
+TEST(LevenbergMarquardtStrategy, ResetStartsAFreshSolve) {
+  LevenbergMarquardtOptions options;
+  options.initial_radius = 1.0;
+  LevenbergMarquardtStrategy lm(3, options);
+  FakeSolver big({1.0, 1.0, 1.0});
+  Step(&lm, &big);
+  lm.StepRejected();
+  lm.StepRejected();  // radius 1/8, decrease factor 8
+  lm.Reset(2);
+  EXPECT_EQ(lm.Radius(), 1.0);
+  FakeSolver small({4.0, 9.0});
+  Step(&lm, &small);
+  EXPECT_EQ(small.norm_calls, 1);  // the diagonal is computed again
+  EXPECT_EQ(small.last_d, (std::vector<double>{2.0, 3.0}));
+  lm.StepRejected();
+  EXPECT_EQ(lm.Radius(), 0.5);  // the decrease factor is 2 again
+}
+
 TEST(LevenbergMarquardtStrategy, DiagonalIsClampedAndScaledByTheRadius) {
   LevenbergMarquardtOptions options;
   options.initial_radius = 4.0;

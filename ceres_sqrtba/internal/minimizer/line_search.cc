@@ -36,17 +36,6 @@ double NextStep(const ArmijoOptions& o, const LineSample& initial, const LineSam
 
 }  // namespace
 
-ArmijoOptions ArmijoOptions::From(const ceres::Solver::Options& options) {
-  ArmijoOptions o;
-  o.interpolation_type = options.line_search_interpolation_type;
-  o.sufficient_decrease = options.line_search_sufficient_function_decrease;
-  o.max_step_contraction = options.max_line_search_step_contraction;
-  o.min_step_contraction = options.min_line_search_step_contraction;
-  o.min_step_size = options.min_line_search_step_size;
-  o.max_num_iterations = options.max_num_line_search_step_size_iterations;
-  return o;
-}
-
 LineSearchOutcome ArmijoSearch(const ArmijoOptions& o, double initial_cost, double initial_gradient,
                                double direction_max_norm, const LineFunction& function) {
   const double start = WallTimeInSeconds();
@@ -85,13 +74,15 @@ LineSearchOutcome ArmijoSearch(const ArmijoOptions& o, double initial_cost, doub
   return out;
 }
 
-ProjectedLineSearch::ProjectedLineSearch(Evaluator* evaluator, int num_parameters, int num_effective_parameters)
+ProjectedLineSearch::ProjectedLineSearch(Evaluator* evaluator, const Reductions* reductions,
+                                         int num_parameters, int num_effective_parameters)
     : evaluator_(evaluator),
+      reductions_(reductions),
       trial_x_(num_parameters),
       trial_delta_(num_effective_parameters),
       trial_gradient_(num_effective_parameters) {}
 
-void ProjectedLineSearch::Search(const ceres::Solver::Options& options, const Eigen::VectorXd& x, double cost,
+void ProjectedLineSearch::Search(const ArmijoOptions& options, const Eigen::VectorXd& x, double cost,
                                  const Eigen::VectorXd& gradient, Eigen::VectorXd* delta,
                                  MinimizerStatistics* stats, ceres::Solver::Summary* summary) {
   auto trial = [&](double a, bool evaluate_gradient, LineSample* sample) {
@@ -115,11 +106,13 @@ void ProjectedLineSearch::Search(const ceres::Solver::Options& options, const Ei
     if (!ok || !std::isfinite(sample->value)) return;
     sample->value_is_valid = true;
     if (!evaluate_gradient) return;
-    sample->gradient = delta->dot(trial_gradient_);
+    sample->gradient = reductions_->Dot(Reductions::Space::kTangent, *delta, trial_gradient_);
     sample->gradient_is_valid = std::isfinite(sample->gradient);
   };
-  const LineSearchOutcome out = ArmijoSearch(ArmijoOptions::From(options), cost, gradient.dot(*delta),
-                                             delta->lpNorm<Eigen::Infinity>(), trial);
+  constexpr Reductions::Space kTangent = Reductions::Space::kTangent;
+  const LineSearchOutcome out =
+      ArmijoSearch(options, cost, reductions_->Dot(kTangent, gradient, *delta),
+                   reductions_->MaxNorm(kTangent, *delta), trial);
   summary->num_line_search_steps += out.num_iterations;
   summary->line_search_polynomial_minimization_time_in_seconds += out.polynomial_minimization_time;
   summary->line_search_total_time_in_seconds += out.total_time;

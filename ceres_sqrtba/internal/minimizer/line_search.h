@@ -22,6 +22,7 @@
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
 #include "ceres_sqrtba/internal/minimizer/minimizer_statistics.h"
 #include "ceres_sqrtba/internal/minimizer/interpolating_polynomial.h"
+#include "ceres_sqrtba/internal/minimizer/reductions.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -33,8 +34,6 @@ struct ArmijoOptions {
   double min_step_contraction = 0.6;
   double min_step_size = 1e-9;
   int max_num_iterations = 20;
-
-  static ArmijoOptions From(const ceres::Solver::Options& options);
 };
 
 struct LineSearchOutcome {
@@ -64,13 +63,16 @@ LineSearchOutcome ArmijoSearch(const ArmijoOptions& options, double initial_cost
 // Ceres.
 class ProjectedLineSearch {
  public:
-  ProjectedLineSearch(Evaluator* evaluator, int num_parameters, int num_effective_parameters);
-  void Search(const ceres::Solver::Options& options, const Eigen::VectorXd& x, double cost,
+  // reductions: the dot products and norms over the whole state (reductions.h).
+  ProjectedLineSearch(Evaluator* evaluator, const Reductions* reductions, int num_parameters,
+                      int num_effective_parameters);
+  void Search(const ArmijoOptions& options, const Eigen::VectorXd& x, double cost,
               const Eigen::VectorXd& gradient, Eigen::VectorXd* delta, MinimizerStatistics* stats,
               ceres::Solver::Summary* summary);
 
  private:
   Evaluator* evaluator_;
+  const Reductions* reductions_;
   Eigen::VectorXd trial_x_, trial_delta_, trial_gradient_;
 };
 

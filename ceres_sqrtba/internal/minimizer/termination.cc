@@ -13,12 +13,17 @@ std::string Format(const char* format, double a, double b) {
   return buffer;
 }
 
+// Ceres' message into *message, unless the caller wants none.
+void Say(std::string* message, const char* format, double a, double b) {
+  if (message != nullptr) *message = Format(format, a, b);
+}
+
 }  // namespace
 
 bool ParameterToleranceMet(double step_norm, double x_norm, double parameter_tolerance,
                            std::string* message) {
   if (step_norm > parameter_tolerance * (x_norm + parameter_tolerance)) return false;
-  *message = Format("Parameter tolerance reached. Relative step_norm: %e <= %e.",
+  Say(message, "Parameter tolerance reached. Relative step_norm: %e <= %e.",
                     step_norm / (x_norm + parameter_tolerance), parameter_tolerance);
   return true;
 }
@@ -26,34 +31,34 @@ bool ParameterToleranceMet(double step_norm, double x_norm, double parameter_tol
 bool FunctionToleranceMet(double cost_change, double cost, double function_tolerance,
                           std::string* message) {
   if (std::fabs(cost_change) > function_tolerance * cost) return false;
-  *message = Format("Function tolerance reached. |cost_change|/cost: %e <= %e",
+  Say(message, "Function tolerance reached. |cost_change|/cost: %e <= %e",
                     std::fabs(cost_change) / cost, function_tolerance);
   return true;
 }
 
 bool GradientToleranceMet(double gradient_max_norm, double gradient_tolerance, std::string* message) {
   if (gradient_max_norm > gradient_tolerance) return false;
-  *message = Format("Gradient tolerance reached. Gradient max norm: %e <= %e", gradient_max_norm,
+  Say(message, "Gradient tolerance reached. Gradient max norm: %e <= %e", gradient_max_norm,
                     gradient_tolerance);
   return true;
 }
 
 bool MinTrustRegionRadiusMet(double radius, double min_radius, std::string* message) {
   if (radius > min_radius) return false;
-  *message = Format("Minimum trust region radius reached. Trust region radius: %e <= %e", radius,
+  Say(message, "Minimum trust region radius reached. Trust region radius: %e <= %e", radius,
                     min_radius);
   return true;
 }
 
 bool MaxIterationsMet(int iteration, int max_num_iterations, std::string* message) {
   if (iteration < max_num_iterations) return false;
-  *message = Format("Maximum number of iterations reached. Number of iterations: %.0f.", iteration, 0);
+  Say(message, "Maximum number of iterations reached. Number of iterations: %.0f.", iteration, 0);
   return true;
 }
 
 bool MaxSolverTimeMet(double total_time, double max_solver_time, std::string* message) {
   if (total_time < max_solver_time) return false;
-  *message = Format("Maximum solver time reached. Total solver time: %e >= %e.", total_time,
+  Say(message, "Maximum solver time reached. Total solver time: %e >= %e.", total_time,
                     max_solver_time);
   return true;
 }

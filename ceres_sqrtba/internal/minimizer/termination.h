@@ -1,8 +1,9 @@
 // Ceres' termination tests of the trust-region loop, as pure functions of the
-// iteration's numbers: each returns true, with Ceres' own message, when its
-// test is met, and writes nothing else. The loop decides what a met test
-// means (a converged solve, or, for a float step, a reason to check the step
-// in double precision first).
+// iteration's numbers: each returns true, with Ceres' own message (none when
+// message is null: the sub-solves of inner iterations), when its test is
+// met, and writes nothing else. The loop decides what a met test means (a
+// converged solve, or, for a float step, a reason to check the step in
+// double precision first).
 #ifndef CERES_SQRTBA_INTERNAL_MINIMIZER_TERMINATION_H_
 #define CERES_SQRTBA_INTERNAL_MINIMIZER_TERMINATION_H_
 

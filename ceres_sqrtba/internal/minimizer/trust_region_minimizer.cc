@@ -30,7 +30,8 @@ TrustRegionMinimizer::TrustRegionMinimizer(const MinimizerContext& context,
                                            ceres::Solver::Summary* summary,
                                            MinimizerStatistics* stats)
     : ctx_(context),
-      o_(*context.options),
+      o_(context.options),
+      reductions_(context.reductions != nullptr ? *context.reductions : local_reductions_),
       s_(s),
       evaluator_(evaluator),
       precision_(precision),
@@ -41,19 +42,18 @@ TrustRegionMinimizer::TrustRegionMinimizer(const MinimizerContext& context,
   x_ = Eigen::Map<const Vector>(parameters, n);
   candidate_x_.resize(n);
   projected_.resize(n);
+  difference_.resize(n);
+  scaled_gradient_.resize(m);
   gradient_.resize(m);
   if (ctx_.jacobians_at_candidates && !s.is_constrained) candidate_gradient_.resize(m);
   negative_gradient_.resize(m);
   y_.resize(m);
   delta_.resize(m);
-  if (s.is_constrained) line_search_ = std::make_unique<ProjectedLineSearch>(evaluator, n, m);
+  if (s.is_constrained) {
+    line_search_ = std::make_unique<ProjectedLineSearch>(evaluator, &reductions_, n, m);
+  }
   scale_ = Vector::Ones(m);
-  LevenbergMarquardtOptions lm;
-  lm.initial_radius = o_.initial_trust_region_radius;
-  lm.max_radius = o_.max_trust_region_radius;
-  lm.min_diagonal = o_.min_lm_diagonal;
-  lm.max_diagonal = o_.max_lm_diagonal;
-  strategy_ = std::make_unique<LevenbergMarquardtStrategy>(m, lm);
+  strategy_ = std::make_unique<LevenbergMarquardtStrategy>(m, o_.levenberg_marquardt);
   inner_iterations_enabled_ = ctx_.inner_iterations != nullptr;
   if (inner_iterations_enabled_) inner_x_.resize(n);
 }
@@ -66,8 +66,8 @@ void TrustRegionMinimizer::Run() {
   summary_->num_successful_steps = 0;
   summary_->num_unsuccessful_steps = 0;
   if (!IterationZero()) return Fail();
-  step_evaluator_ = std::make_unique<TrustRegionStepEvaluator>(
-      x_cost_, o_.use_nonmonotonic_steps ? o_.max_consecutive_nonmonotonic_steps : 0);
+  step_evaluator_ =
+      std::make_unique<TrustRegionStepEvaluator>(x_cost_, o_.max_consecutive_nonmonotonic_steps);
   while (FinalizeIterationAndCheckIfMinimizerCanContinue()) {
     iteration_start_time_ = WallTimeInSeconds();
     const double previous_gradient_norm = it_.gradient_norm;
@@ -169,8 +169,9 @@ bool TrustRegionMinimizer::EvaluationFailure(const std::string& why) {
   return Failure(why.empty() ? std::string(kEvaluationFailed) : kEvaluationFailed + (" " + why));
 }
 
-double TrustRegionMinimizer::StepNorm() const {
-  return (x_ - candidate_x_).norm();
+double TrustRegionMinimizer::StepNorm() {
+  difference_ = x_ - candidate_x_;
+  return reductions_.Norm(Reductions::Space::kAmbient, difference_);
 }
 
 void TrustRegionMinimizer::DoInnerIterationsIfNeeded() {
@@ -289,7 +290,7 @@ bool TrustRegionMinimizer::FinishJacobian() {
     // it fits (else the float solve goes on).
     std::string reason = evaluator_->float_jacobian_fallback();
     const double float_level = evaluator_->float_gradient_level();
-    const double gradient_max = gradient_.lpNorm<Eigen::Infinity>();
+    const double gradient_max = reductions_.MaxNorm(Reductions::Space::kTangent, gradient_);
     if (reason.empty() && float_level > 0.0 && gradient_max <= kFloatGradientLevels * float_level) {
       char text[200];
       std::snprintf(text, sizeof(text),
@@ -305,8 +306,9 @@ bool TrustRegionMinimizer::FinishJacobian() {
   if (!evaluator_->Plus(x_.data(), negative_gradient_.data(), projected_.data())) {
     return Failure("projected_gradient_step = Plus(x, -gradient) failed.");
   }
-  it_.gradient_max_norm = (x_ - projected_).lpNorm<Eigen::Infinity>();
-  it_.gradient_norm = (x_ - projected_).norm();
+  difference_ = x_ - projected_;
+  it_.gradient_max_norm = reductions_.MaxNorm(Reductions::Space::kAmbient, difference_);
+  it_.gradient_norm = reductions_.Norm(Reductions::Space::kAmbient, difference_);
   return true;
 }
 
@@ -405,7 +407,8 @@ bool TrustRegionMinimizer::ComputeTrustRegionStep() {
   // step = -y. The model cost change of the step in the scaled space,
   //   -(J step)^T (r + J step / 2) = y^T J^T r - |J y|^2 / 2,
   // with J^T r = scale .* gradient (the gradient is unscaled).
-  model_cost_change_ = y_.dot(scale_.cwiseProduct(gradient_)) - 0.5 * jy;
+  scaled_gradient_ = scale_.cwiseProduct(gradient_);
+  model_cost_change_ = reductions_.Dot(Reductions::Space::kTangent, y_, scaled_gradient_) - 0.5 * jy;
   it_.step_is_valid = model_cost_change_ > 0.0;
   if (!it_.step_is_valid && precision_->CanSwitchToDouble()) {
     // The exact minimizer of the damped model always decreases it
@@ -485,7 +488,8 @@ bool TrustRegionMinimizer::HandleInvalidStep() {
 const char* TrustRegionMinimizer::ToleranceMet(double step_norm, double cost_change,
                                                std::string* message) const {
   if (had_successful_step_ &&
-      ParameterToleranceMet(step_norm, x_.norm(), o_.parameter_tolerance, message)) {
+      ParameterToleranceMet(step_norm, reductions_.Norm(Reductions::Space::kAmbient, x_),
+                            o_.parameter_tolerance, message)) {
     return "parameter";
   }
   if (FunctionToleranceMet(cost_change, x_cost_, o_.function_tolerance, message)) return "function";
@@ -493,8 +497,8 @@ const char* TrustRegionMinimizer::ToleranceMet(double step_norm, double cost_cha
 }
 
 void TrustRegionMinimizer::SearchLineAndEvaluateCandidate() {
-  if (s_.is_constrained && o_.max_num_line_search_step_size_iterations > 0) {
-    line_search_->Search(o_, x_, x_cost_, gradient_, &delta_, stats_, summary_);
+  if (s_.is_constrained && o_.line_search.max_num_iterations > 0) {
+    line_search_->Search(o_.line_search, x_, x_cost_, gradient_, &delta_, stats_, summary_);
   }
   ComputeCandidatePointAndEvaluateCost();
 }

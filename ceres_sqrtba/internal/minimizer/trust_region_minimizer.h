@@ -14,7 +14,9 @@
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
 #include "ceres_sqrtba/internal/minimizer/coordinate_descent_minimizer.h"
+#include "ceres_sqrtba/internal/minimizer/minimizer_options.h"
 #include "ceres_sqrtba/internal/minimizer/minimizer_statistics.h"
+#include "ceres_sqrtba/internal/minimizer/reductions.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/solvers/precision_policy.h"
 
@@ -22,7 +24,10 @@ namespace ceres_sqrtba {
 namespace internal {
 
 struct MinimizerContext {
-  const ceres::Solver::Options* options = nullptr;
+  MinimizerOptions options;
+  // The sums over the whole state (reductions.h); null: this process holds
+  // all of it (LocalReductions).
+  const Reductions* reductions = nullptr;
   std::vector<ceres::IterationCallback*> callbacks;
   double fixed_cost = 0.0;
   double start_time = 0.0;  // wall time when Solve started (cumulative times)
@@ -40,7 +45,10 @@ class TrustRegionStepEvaluator;
 
 // Levenberg-Marquardt exactly as Ceres' TrustRegionMinimizer runs it, over our
 // Evaluator and the linear solver the PrecisionPolicy provides: one object per
-// solve, Run() once.
+// solve, Run() once. It reads MinimizerContext::options (what Ceres'
+// Minimizer::Options carries), and takes its sums over the whole state
+// (model cost change, step, state and gradient norms) through
+// MinimizerContext::reductions (reductions.h).
 //
 // Iteration 0 evaluates cost, gradient and Jacobian (and, with jacobi_scaling,
 // the column scale 1 / (1 + |J_i|) from that first Jacobian, kept for the whole
@@ -113,7 +121,7 @@ class TrustRegionMinimizer {
   bool EvaluationFailure(const std::string& why);
 
   // |x - candidate x|, the step as the tolerance tests see it.
-  double StepNorm() const;
+  double StepNorm();
 
   // Ceres' DoInnerIterationsIfNeeded (coordinate_descent_minimizer.h).
   void DoInnerIterationsIfNeeded();
@@ -196,7 +204,9 @@ class TrustRegionMinimizer {
 
   // The solve's inputs and outputs.
   const MinimizerContext& ctx_;
-  const ceres::Solver::Options& o_;
+  const MinimizerOptions& o_;
+  LocalReductions local_reductions_;
+  const Reductions& reductions_;
   const ProblemStructure& s_;
   Evaluator* evaluator_;
   PrecisionPolicy* precision_;
@@ -211,6 +221,8 @@ class TrustRegionMinimizer {
   std::unique_ptr<TrustRegionStepEvaluator> step_evaluator_;
   ceres::IterationSummary it_;
   Vector x_, candidate_x_, projected_, gradient_, negative_gradient_, y_, delta_, scale_;
+  Vector difference_;       // ambient: x_ - candidate_x_ or x_ - projected_
+  Vector scaled_gradient_;  // scale_ .* gradient_ (J^T r of the scaled Jacobian)
   Vector candidate_gradient_;  // empty unless Jacobians at candidates are on
   int consecutive_accepted_steps_ = 0;
   int accepted_steps_before_jacobians_ = 1;

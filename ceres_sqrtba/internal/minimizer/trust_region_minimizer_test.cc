@@ -14,10 +14,10 @@ namespace internal {
 namespace {
 
 // The trust-region loop from the structure's initial state, silent.
-ceres::Solver::Summary RunMinimizer(const ceres::Solver::Options& options, const ProblemStructure& s,
+ceres::Solver::Summary RunMinimizer(const MinimizerOptions& options, const ProblemStructure& s,
                                     Evaluator* evaluator, PrecisionPolicy* precision) {
   MinimizerContext ctx;
-  ctx.options = &options;
+  ctx.options = options;
   ctx.is_silent = true;
   std::vector<double> x = StateFromUser(s);
   ceres::Solver::Summary summary;
@@ -66,9 +66,8 @@ TEST(TrustRegionMinimizer, ConsecutiveInvalidStepsEndWithCeresMessage) {
         return made;
       },
       [](Precision, std::string*) { return true; });
-  ceres::Solver::Options options;
+  MinimizerOptions options;
   options.max_num_consecutive_invalid_steps = 3;
-  options.logging_type = ceres::SILENT;
   const ceres::Solver::Summary summary = RunMinimizer(options, s, &evaluator, &precision);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_EQ(summary.message,
@@ -144,7 +143,7 @@ TEST_F(PrecisionFallback, RepeatedRejectionsSwitchToTheFallbackSolver) {
                                                                       IterativeSchurOptions());
       },
       [](Precision, std::string*) { return true; });
-  ceres::Solver::Options options;
+  MinimizerOptions options;
   options.max_num_iterations = 20;
   const ceres::Solver::Summary summary = RunMinimizer(options, s, evaluator.get(), &precision);
   EXPECT_EQ(doubles_made, 1);
@@ -177,7 +176,7 @@ TEST_F(PrecisionFallback, RejectionsThatDoubleRejectsTooStayInSinglePrecision) {
         return made;
       },
       [](Precision, std::string*) { return true; });
-  ceres::Solver::Options options;
+  MinimizerOptions options;
   options.max_num_iterations = 12;
   const ceres::Solver::Summary summary = RunMinimizer(options, s, evaluator.get(), &precision);
   ASSERT_GE(summary.iterations.size(), 6u);
@@ -200,7 +199,7 @@ TEST_F(PrecisionFallback, RejectionsThatDoubleRejectsTooStayInSinglePrecision) {
 }
 
 // The same run of rejections when double precision does not fit: the solve
-// goes on in single precision, as Ceres would (it used to end in FAILURE).
+// goes on in single precision, as Ceres would (not FAILURE).
 TEST_F(PrecisionFallback, RejectionsWithoutMemoryForDoubleGoOnInSinglePrecision) {
   ExplicitIterativeSchurSolver<float> inner(s, *layout, partition, &context, IterativeSchurOptions());
   int wild_solves = 0, doubles_made = 0;
@@ -216,7 +215,7 @@ TEST_F(PrecisionFallback, RejectionsWithoutMemoryForDoubleGoOnInSinglePrecision)
         *why = "scripted: no memory";
         return p == SINGLE_PRECISION;
       });
-  ceres::Solver::Options options;
+  MinimizerOptions options;
   options.max_num_iterations = 12;
   const ceres::Solver::Summary summary = RunMinimizer(options, s, evaluator.get(), &precision);
   EXPECT_EQ(doubles_made, 0);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ceres_sqrtba/internal/common/ceres_version.h"
+#include "ceres_sqrtba/internal/problem/inner_iteration_ordering.h"
 #include "ceres_sqrtba/internal/solve/options_validation.h"
 #include "glog/logging.h"
 
@@ -42,10 +43,7 @@ bool CheckInnerIterationsForCeres(const ceres::Solver::Options& options, const c
     for (const auto& group : ordering->group_to_elements()) {
       for (double* block : group.second) {
         if (!problem.HasParameterBlock(block)) {
-          std::ostringstream ss;
-          ss << "Solver::Options::inner_iteration_ordering contains a parameter block (" << block
-             << ") that is not in the problem.";
-          *error = ss.str();
+          *error = InnerIterationBlockNotInProblem(block);
           return false;
         }
       }
@@ -73,32 +71,28 @@ bool CheckInnerIterationsForCeres(const ceres::Solver::Options& options, const c
   // Ceres leaves inner iterations off, without a check, when the reduced
   // problem has one block or the ordering none of its blocks.
   if (ordering == nullptr || reduced.size() <= 1) return true;
-  std::unordered_map<const double*, int> group_of;
+  // The reduced problem's blocks as vertices, its residual blocks as
+  // hyperedges.
+  std::unordered_map<const double*, int> vertex_of;
+  std::vector<int> group_of;
   for (const auto& group : ordering->group_to_elements()) {
     for (double* block : group.second) {
-      if (reduced.count(block) > 0) group_of[block] = group.first;
+      if (reduced.count(block) == 0) continue;
+      vertex_of[block] = static_cast<int>(group_of.size());
+      group_of.push_back(group.first);
     }
   }
-  int failed = std::numeric_limits<int>::max();
+  std::vector<int> edge_begin, edge_vertices;
   for (ceres::ResidualBlockId id : residual_blocks) {
     problem.GetParameterBlocksForResidualBlock(id, &blocks);
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      const auto gi = group_of.find(blocks[i]);
-      if (gi == group_of.end()) continue;
-      for (size_t j = i + 1; j < blocks.size(); ++j) {
-        const auto gj = group_of.find(blocks[j]);
-        if (gj != group_of.end() && gj->second == gi->second) failed = std::min(failed, gi->second);
-      }
+    edge_begin.push_back(static_cast<int>(edge_vertices.size()));
+    for (double* b : blocks) {
+      const auto it = vertex_of.find(b);
+      if (it != vertex_of.end()) edge_vertices.push_back(it->second);
     }
   }
-  if (failed == std::numeric_limits<int>::max()) return true;
-  char message[200];
-  std::snprintf(message, sizeof(message),
-                "The user-provided parameter_blocks_for_inner_iterations does not form an independent set. "
-                "Group Id: %d",
-                failed);
-  *error = message;
-  return false;
+  edge_begin.push_back(static_cast<int>(edge_vertices.size()));
+  return InnerIterationGroupsAreIndependent(edge_begin, edge_vertices, group_of, error);
 }
 
 }  // namespace

@@ -209,7 +209,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   std::vector<double> state = StateFromUser(s);
   UserStateRestorer restorer(s, state);
   MinimizerContext mctx;
-  mctx.options = &options;
+  mctx.options = MinimizerOptionsOf(options);
   mctx.fixed_cost = fixed_cost;
   mctx.start_time = start_time;
   mctx.is_silent = options.logging_type == ceres::SILENT;
@@ -249,6 +249,34 @@ LinearSolverOptions LinearSolverOptionsOf(const Solver::Options& options) {
   o.visibility_clustering_type = options.visibility_clustering_type;
   o.min_linear_solver_iterations = options.min_linear_solver_iterations;
   o.max_linear_solver_iterations = options.max_linear_solver_iterations;
+  return o;
+}
+
+MinimizerOptions MinimizerOptionsOf(const Solver::Options& options) {
+  MinimizerOptions o;
+  o.max_num_iterations = options.max_num_iterations;
+  o.max_solver_time_in_seconds = options.max_solver_time_in_seconds;
+  o.function_tolerance = options.function_tolerance;
+  o.gradient_tolerance = options.gradient_tolerance;
+  o.parameter_tolerance = options.parameter_tolerance;
+  o.min_trust_region_radius = options.min_trust_region_radius;
+  o.max_num_consecutive_invalid_steps = options.max_num_consecutive_invalid_steps;
+  o.min_relative_decrease = options.min_relative_decrease;
+  o.max_consecutive_nonmonotonic_steps =
+      options.use_nonmonotonic_steps ? options.max_consecutive_nonmonotonic_steps : 0;
+  o.eta = options.eta;
+  o.jacobi_scaling = options.jacobi_scaling;
+  o.levenberg_marquardt.initial_radius = options.initial_trust_region_radius;
+  o.levenberg_marquardt.max_radius = options.max_trust_region_radius;
+  o.levenberg_marquardt.min_diagonal = options.min_lm_diagonal;
+  o.levenberg_marquardt.max_diagonal = options.max_lm_diagonal;
+  o.line_search.interpolation_type = options.line_search_interpolation_type;
+  o.line_search.sufficient_decrease = options.line_search_sufficient_function_decrease;
+  o.line_search.max_step_contraction = options.max_line_search_step_contraction;
+  o.line_search.min_step_contraction = options.min_line_search_step_contraction;
+  o.line_search.min_step_size = options.min_line_search_step_size;
+  o.line_search.max_num_iterations = options.max_num_line_search_step_size_iterations;
+  o.inner_iteration_tolerance = options.inner_iteration_tolerance;
   return o;
 }
 

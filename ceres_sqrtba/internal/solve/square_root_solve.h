@@ -13,6 +13,7 @@
 #define CERES_SQRTBA_INTERNAL_SOLVE_SQUARE_ROOT_SOLVE_H_
 
 #include "ceres/ceres.h"
+#include "ceres_sqrtba/internal/minimizer/minimizer_options.h"
 #include "ceres_sqrtba/internal/solvers/linear_solver_factory.h"
 #include "ceres_sqrtba/solver.h"
 
@@ -25,6 +26,11 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem,
 // What the linear solver factory reads of the options (the fields of the
 // same names).
 LinearSolverOptions LinearSolverOptionsOf(const Solver::Options& options);
+
+// What the trust-region loop reads of the options (the fields of the same
+// names; use_nonmonotonic_steps = false makes
+// max_consecutive_nonmonotonic_steps 0).
+MinimizerOptions MinimizerOptionsOf(const Solver::Options& options);
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

@@ -1,0 +1,53 @@
+// The sums the trust-region loop takes over the whole state, behind one
+// small interface: the model cost change y^T (J^T r), the norms of the
+// step and of the state (the parameter tolerance), and the norms of the
+// projected gradient x - Plus(x, -g) (the gradient tolerance and the
+// summary). In one process they are Eigen's dot products and norms over
+// the vectors as they are (LocalReductions). A solve spread over processes
+// holds on each the same camera-side entries and its own share of the
+// landmarks; its implementation adds the camera part once and the
+// landmark parts of every process, in a fixed order, so that every process
+// sees the same number and takes the same decision.
+//
+// The vectors are laid out as ProblemStructure lays out the state: ambient
+// (num_parameters) or tangent (num_effective_parameters) coordinates, which
+// the Space argument names (the two layouts have the same blocks in the
+// same order).
+#ifndef CERES_SQRTBA_INTERNAL_MINIMIZER_REDUCTIONS_H_
+#define CERES_SQRTBA_INTERNAL_MINIMIZER_REDUCTIONS_H_
+
+#include <Eigen/Core>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+class Reductions {
+ public:
+  enum class Space { kAmbient, kTangent };
+
+  virtual ~Reductions() = default;
+
+  // a^T b.
+  virtual double Dot(Space space, const Eigen::VectorXd& a, const Eigen::VectorXd& b) const = 0;
+  // |a|_2.
+  virtual double Norm(Space space, const Eigen::VectorXd& a) const = 0;
+  // |a|_inf.
+  virtual double MaxNorm(Space space, const Eigen::VectorXd& a) const = 0;
+};
+
+// One process: the whole state is here.
+class LocalReductions final : public Reductions {
+ public:
+  double Dot(Space, const Eigen::VectorXd& a, const Eigen::VectorXd& b) const override {
+    return a.dot(b);
+  }
+  double Norm(Space, const Eigen::VectorXd& a) const override { return a.norm(); }
+  double MaxNorm(Space, const Eigen::VectorXd& a) const override {
+    return a.lpNorm<Eigen::Infinity>();
+  }
+};
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_MINIMIZER_REDUCTIONS_H_
