@@ -1,4 +1,4 @@
-// The one-line switch of issue #28, measured: for each SfM pipeline (COLMAP,
+// The one-line switch (SQRT_AUTOMATIC), measured: for each SfM pipeline (COLMAP,
 // GLOMAP, Theia, OpenMVG, OpenSfM, AliceVision) a problem of that pipeline's
 // shape (tests/pipeline_shapes.h) at a pipeline-like size, solved with that
 // pipeline's own ceres::Solver::Options (as read from its public sources; see

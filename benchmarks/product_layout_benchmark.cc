@@ -1,4 +1,4 @@
-// An experiment for issue #30: does the projected product B^T B x pay for a
+// An experiment: does the projected product B^T B x pay for a
 // storage that runs landmarks side by side, one per SIMD lane, as the
 // batched thin QR does (projected/batched_thin_qr.h)?
 //

@@ -54,8 +54,7 @@ namespace {
 // - column_norms: the squared norms of the Jacobian's columns (Levenberg-
 //   Marquardt's diagonal), per new Jacobian;
 // each on two storages: `group_order`, the groups stored in group index
-// order and every landmark's QR one at a time, in double (the solver before
-// issue #30), and `batched`, each chunk's groups stored by shape
+// order and every landmark's QR one at a time, in double, and `batched`, each chunk's groups stored by shape
 // (ProjectedBlockLayout::PlaceInShapeOrder) and Damp's QR run on batches of
 // landmarks, one per SIMD lane, in Scalar (landmark_batches.h), as the
 // solver runs now.

@@ -17,7 +17,11 @@ import platform
 import re
 import shutil
 import subprocess
+import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import markdown_tables  # noqa: E402
 import analysis
 import bench_io
 import evaluator_ratios
@@ -116,20 +120,7 @@ def md_table(headers, rows):
 
 def parse_md_tables(text):
     """All markdown tables in `text`, as lists of {header: cell} dicts, in order."""
-    tables, current, headers = [], None, None
-    for line in text.splitlines() + [""]:
-        cells = None
-        if line.startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells is None:
-            if current is not None:
-                tables.append(current)
-            current, headers = None, None
-        elif headers is None:
-            headers, current = cells, []
-        elif not set("".join(cells)) <= set("-: "):
-            current.append(dict(zip(headers, cells)))
-    return tables
+    return [[dict(zip(header, row)) for _, row in rows] for header, rows in markdown_tables.tables(text)]
 
 
 # -------------------------------------------------------------- machine info

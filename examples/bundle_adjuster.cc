@@ -554,16 +554,6 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   google::InitGoogleLogging(argv[0]);
-  if (argc > 1) {
-    return ceres_sqrtba::examples::Fail(std::string("unexpected argument '") + argv[1] + "'");
-  }
-  // The reader and the generator check their sizes against the memory
-  // available before they allocate, and the solvers report a failed
-  // allocation as a FAILURE; what is left (an estimate that fell short, memory
-  // taken meanwhile by others) still ends with an error line, not an abort.
-  try {
-    return ceres_sqrtba::examples::Run();
-  } catch (const std::bad_alloc&) {
-    return ceres_sqrtba::examples::Fail("out of memory (std::bad_alloc)");
-  }
+  return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, argc, argv,
+                                                ceres_sqrtba::examples::Run);
 }

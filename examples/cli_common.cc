@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "gflags/gflags.h"
 
@@ -32,6 +33,15 @@ int FailWithMessage(const char* program, const std::string& message) {
   std::fflush(stdout);
   std::fprintf(stderr, "%s: error: %s\n", program, Printable(message).c_str());
   return 1;
+}
+
+int RunAfterFlags(const char* program, int argc, char** argv, int (*run)()) {
+  if (argc > 1) return FailWithMessage(program, std::string("unexpected argument '") + argv[1] + "'");
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    return FailWithMessage(program, "out of memory (std::bad_alloc)");
+  }
 }
 
 bool ParsePreconditionerFlag(const std::string& value, const char* also, ceres::PreconditionerType* type,

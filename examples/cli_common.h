@@ -52,6 +52,15 @@ bool ParsePrecisionFlag(const std::string& value, Precision* precision, std::str
 // The file name without its folders.
 std::string BaseName(const std::string& path);
 
+// The end of each example's main, once gflags has parsed the flags: an
+// argument left over (argc > 1) is refused with an error line; otherwise
+// run() is the program and its exit status is returned. The readers,
+// generators and solvers check their sizes against the available memory
+// before they allocate, and the solvers report a failed allocation as a
+// FAILURE; an allocation that fails anyway (an estimate that fell short,
+// memory taken meanwhile by others) ends with an error line, not an abort.
+int RunAfterFlags(const char* program, int argc, char** argv, int (*run)());
+
 // Whether the file named by --flag can be written, checked before the solve
 // so that a typo in a path does not cost a whole run. The path is only looked
 // at, never opened or created (opening a named pipe would block, and

@@ -590,12 +590,6 @@ int main(int argc, char** argv) {
   char** new_argv = pointers.data();
   gflags::ParseCommandLineFlags(&new_argc, &new_argv, true);
   google::InitGoogleLogging(argv[0]);
-  if (new_argc > 1) {
-    return ceres_sqrtba::examples::Fail(std::string("unexpected argument '") + new_argv[1] + "'");
-  }
-  try {
-    return ceres_sqrtba::examples::Run();
-  } catch (const std::bad_alloc&) {
-    return ceres_sqrtba::examples::Fail("out of memory (std::bad_alloc)");
-  }
+  return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, new_argc, new_argv,
+                                                ceres_sqrtba::examples::Run);
 }

@@ -76,22 +76,8 @@ struct TruePose {
 // Camera at `center` looking at `target` (COLMAP's frame: x right, y down,
 // z forward), rolled by `roll` radians about its axis.
 TruePose LookAt(const Vec3& center, const Vec3& target, double roll) {
-  const Vec3 forward = Normalized(target - center);
-  Vec3 right = Cross(forward, Vec3{0.0, 0.0, 1.0});
-  if (Dot(right, right) < 1e-12) right = {1.0, 0.0, 0.0};
-  right = Normalized(right);
-  const Vec3 down = Cross(forward, right);
-  const double c = std::cos(roll);
-  const double s = std::sin(roll);
-  const Vec3 x_axis = c * right + s * down;
-  const Vec3 y_axis = (-s) * right + c * down;
   TruePose pose;
-  const Vec3 rows[3] = {x_axis, y_axis, forward};
-  for (int r = 0; r < 3; ++r) {
-    pose.rotation[3 * r + 0] = rows[r].x;
-    pose.rotation[3 * r + 1] = rows[r].y;
-    pose.rotation[3 * r + 2] = rows[r].z;
-  }
+  CameraRotation(Normalized(target - center), /*z_forward=*/true, roll, pose.rotation);
   pose.center = center;
   return pose;
 }

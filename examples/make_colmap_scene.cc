@@ -230,12 +230,6 @@ int main(int argc, char** argv) {
       "Writes a synthetic (or a perturbed) COLMAP model for colmap_bundle_adjuster. See "
       "docs/colmap.md.");
   gflags::ParseCommandLineFlags(&argc, &argv, true);
-  if (argc > 1) {
-    return ceres_sqrtba::examples::Fail(std::string("unexpected argument '") + argv[1] + "'");
-  }
-  try {
-    return ceres_sqrtba::examples::Run();
-  } catch (const std::bad_alloc&) {
-    return ceres_sqrtba::examples::Fail("out of memory (std::bad_alloc)");
-  }
+  return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, argc, argv,
+                                                ceres_sqrtba::examples::Run);
 }

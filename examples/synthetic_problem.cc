@@ -32,20 +32,8 @@ struct TrueCamera {
 // Camera at `center` looking at the origin along its -z axis, rolled by
 // `roll` radians about that axis.
 void LookAtOrigin(const Vec3& center, double roll, double angle_axis[3]) {
-  const Vec3 back = Normalized(center);  // camera +z in world coordinates
-  const Vec3 up = {0.0, 0.0, 1.0};
-  Vec3 right = Cross(up, back);
-  if (Dot(right, right) < 1e-12) right = {1.0, 0.0, 0.0};
-  right = Normalized(right);
-  const Vec3 down = Cross(back, right);
-  const double c = std::cos(roll);
-  const double s = std::sin(roll);
-  const Vec3 x_axis = c * right + s * down;
-  const Vec3 y_axis = (-s) * right + c * down;
-  // Rows of the world-to-camera rotation are the camera axes.
-  const double rotation[9] = {x_axis.x, x_axis.y, x_axis.z,
-                              y_axis.x, y_axis.y, y_axis.z,
-                              back.x,   back.y,   back.z};
+  double rotation[9];
+  CameraRotation(Normalized(center), /*z_forward=*/false, roll, rotation);
   ceres::RotationMatrixToAngleAxis(
       ceres::RowMajorAdapter3x3(static_cast<const double*>(rotation)),
       angle_axis);

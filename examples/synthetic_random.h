@@ -61,6 +61,28 @@ inline Vec3 Cross(const Vec3& a, const Vec3& b) {
 }
 inline Vec3 Normalized(const Vec3& a) { return (1.0 / std::sqrt(Dot(a, a))) * a; }
 
+// The world-to-camera rotation (row-major: the camera's axes in world
+// coordinates are its rows) of a camera whose z axis is the unit vector
+// z_axis, rolled by `roll` radians about it, with its x axis level (in the
+// world's xy plane) before the roll. z_forward: the camera looks along +z
+// (COLMAP's frame: x right, y down); otherwise along -z (BAL's cameras), and
+// x is right, y down for the camera looking along -z_axis.
+inline void CameraRotation(const Vec3& z_axis, bool z_forward, double roll, double rotation[9]) {
+  const Vec3 up = {0.0, 0.0, 1.0};
+  Vec3 right = z_forward ? Cross(z_axis, up) : Cross(up, z_axis);
+  if (Dot(right, right) < 1e-12) right = {1.0, 0.0, 0.0};
+  right = Normalized(right);
+  const Vec3 down = Cross(z_axis, right);
+  const double c = std::cos(roll);
+  const double s = std::sin(roll);
+  const Vec3 rows[3] = {c * right + s * down, (-s) * right + c * down, z_axis};
+  for (int r = 0; r < 3; ++r) {
+    rotation[3 * r + 0] = rows[r].x;
+    rotation[3 * r + 1] = rows[r].y;
+    rotation[3 * r + 2] = rows[r].z;
+  }
+}
+
 }  // namespace synthetic
 }  // namespace examples
 }  // namespace ceres_sqrtba

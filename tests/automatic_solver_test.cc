@@ -34,7 +34,7 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 
 // Each Schur solver is replaced by its square-root counterpart, which ends
 // where Ceres' own solver ends: the direct ones take the exact LM step (1e-6
-// relative, what issue #28 asks of a direct counterpart), the iterative one
+// relative), the iterative one
 // follows ITERATIVE_SCHUR iteration for iteration.
 TEST(AutomaticSolver, EachSchurSolverRunsItsSquareRootCounterpart) {
   const SyntheticBa ba = MakeSyntheticBa(8, 150, 4, 281);

@@ -21,33 +21,26 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import markdown_tables  # noqa: E402
 
 
 def parse_file_table(text):
-    """Returns (base, [(line number, name)]) of the file table in `text`.
+    """Returns (base, [(line number, name)]) of the file table in `text`: the
+    first table with a column whose header starts with "file"; base is the
+    folder that header names in backquotes.
 
     Raises ValueError when there is no such table.
     """
-    lines = text.splitlines()
-    for i in range(len(lines) - 1):
-        header, separator = lines[i].strip(), lines[i + 1].strip()
-        if not (header.startswith("|") and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", separator)):
-            continue
-        cells = [c.strip() for c in header.strip("|").split("|")]
-        columns = [k for k, c in enumerate(cells) if c.lower().startswith("file")]
+    for header, rows in markdown_tables.tables(text):
+        columns = [k for k, c in enumerate(header) if c.lower().startswith("file")]
         if not columns:
             continue
         column = columns[0]
-        base = re.findall(r"`([^`]+)`", cells[column])
-        names = []
-        for number in range(i + 2, len(lines)):
-            row = lines[number].strip()
-            if not row.startswith("|"):
-                break
-            row_cells = row.strip("|").split("|")
-            if len(row_cells) <= column:
-                continue
-            names += [(number + 1, name) for name in re.findall(r"`([^`]+)`", row_cells[column])]
+        base = re.findall(r"`([^`]+)`", header[column])
+        names = [(number, name) for number, row in rows if len(row) > column
+                 for name in re.findall(r"`([^`]+)`", row[column])]
         return (base[0] if base else ""), names
     raise ValueError("no markdown table with a column whose header starts with 'file'")
 

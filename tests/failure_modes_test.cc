@@ -515,8 +515,8 @@ TEST(FailureModes, OrderingWithOneGroupMeansAutomatic) {
 // and unused ones) are taken out first; the rest must be every variable
 // block, whatever the number of groups.
 TEST(FailureModes, OrderingMustListEveryVariableBlockAsCeresRequires) {
-  // poses and intrinsics only, in one group: Ceres refuses it (it used to be
-  // taken as "automatic", the points silently dropped).
+  // poses and intrinsics only, in one group: Ceres refuses it (taking it as
+  // "automatic" would drop the points silently).
   auto cameras_only = [](Fixture& f, int points_group) {
     auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
     for (auto& p : f.ba.poses) ordering->AddElementToGroup(p.data(), 0);

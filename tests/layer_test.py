@@ -30,24 +30,17 @@ import tempfile
 import unittest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import markdown_tables  # noqa: E402
 INTERNAL = "ceres_sqrtba/internal/"
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](ceres_sqrtba/[^">]+)[">]')
 
 
 def tables(text):
     """Every markdown table of `text`: ([header cells, lower case], [(line number, [cells])])."""
-    lines = text.splitlines()
-    for i in range(len(lines) - 1):
-        header, separator = lines[i].strip(), lines[i + 1].strip()
-        if not (header.startswith("|") and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", separator)):
-            continue
-        rows = []
-        for number in range(i + 2, len(lines)):
-            row = lines[number].strip()
-            if not row.startswith("|"):
-                break
-            rows.append((number + 1, [c.strip() for c in row.strip("|").split("|")]))
-        yield [c.strip().lower() for c in header.strip("|").split("|")], rows
+    for header, rows in markdown_tables.tables(text):
+        yield [c.lower() for c in header], rows
 
 
 def parse_layers(text):

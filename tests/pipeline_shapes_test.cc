@@ -4,7 +4,7 @@
 // points, OpenSfM's dynamic cost functions, AliceVision's evaluation callback
 // and rigs), each solved by ceres::Solve
 // with the pipeline's options and by ceres_sqrtba::Solve with the same
-// options and SQRT_AUTOMATIC: the one-line change of issue #28. The direct
+// options and SQRT_AUTOMATIC: the one-line change. The direct
 // counterparts end within 1e-6 of the pipeline's direct Ceres solver, the
 // iterative one within 1e-6 of Ceres' ITERATIVE_SCHUR, in double precision;
 // in single precision both within 1e-4.

@@ -44,7 +44,7 @@ std::string Name(const Config& c) {
 
 // The same LM iterates as Ceres' ITERATIVE_SCHUR up to the truncation of
 // PCG: the final costs agree to 1e-6 (double) and 1e-4 (single precision),
-// the tolerances issue #28 sets for iterative counterparts.
+// the tolerances of iterative counterparts (tests/automatic_solver_test.cc).
 TEST(VisibilityPreconditioner, EndsWhereCeresEnds) {
   const SyntheticBa ba = MakeSyntheticBa(16, 400, 4, 301);
   for (const Config& config : kConfigs) {

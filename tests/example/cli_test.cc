@@ -536,10 +536,10 @@ TEST(ExampleCli, FileNamesAreEscapedOnStandardOutput) {
   EXPECT_EQ(result.out.find('\x1b'), std::string::npos);
 }
 
-// The check only looks: it opens, creates and removes nothing. (It used to
-// open the path for appending and remove what that created: a dangling
-// symbolic link was removed and its target left behind, and a named pipe
-// blocked the run.) Each run fails at the second path, after the first passed.
+// The check only looks: it opens, creates and removes nothing (opening the
+// path for appending and removing what that created would remove a dangling
+// symbolic link and leave its target behind, and block on a named pipe).
+// Each run fails at the second path, after the first passed.
 TEST(ExampleCli, OutputPathCheckTouchesNothing) {
   TempDir dir;
   const std::string link = dir.Path("link.ply"), target = dir.Path("target.ply");

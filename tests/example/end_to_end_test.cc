@@ -84,7 +84,7 @@ TEST(ExampleEndToEnd, SqrtSolverMatchesIterativeSchurOnLadybug49) {
 // observations per point): Ceres and double precision reject the first
 // steps; single precision rejects the same ones, puts the run to the trial
 // at the fifth, and stays in single precision once double precision has
-// rejected that step too (it used to switch to double for good).
+// rejected that step too (it does not switch to double for good).
 TEST(ExampleEndToEnd, SinglePrecisionKeepsFloatWhenDoubleRejectsTheSameSteps) {
   TempDir dir;
   auto run = [&](const std::string& precision, std::vector<std::string>* accepted) {

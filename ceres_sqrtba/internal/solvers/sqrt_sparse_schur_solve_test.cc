@@ -2,7 +2,7 @@
 // sparse Cholesky:
 // - the iterates are Ceres' SPARSE_SCHUR's (exact LM steps, rejected steps
 //   included), in double and with single precision blocks;
-// - the badly scaled problem of the reliability issue (every tenth point
+// - a badly scaled problem (every tenth point
 //   moved behind its first camera, cost 5e22) takes the steps Ceres'
 //   SPARSE_SCHUR takes instead of failing;
 // - the summary says which factorization ran (DENSE_SCHUR / SPARSE_SCHUR);
@@ -94,7 +94,7 @@ TEST(SqrtSparseSchurSolve, RejectedStepsAsCeres) {
   }
 }
 
-// The reliability issue's badly scaled problem: every tenth point reflected
+// A badly scaled problem: every tenth point reflected
 // through the centre of the first camera that sees it, i.e. behind it.
 // Residuals reach 1e11 (cost 5e22) and steps overshoot to 1e48; the damped
 // camera system stays positive definite (min_lm_diagonal > 0), so no step may
