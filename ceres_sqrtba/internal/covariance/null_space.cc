@@ -65,11 +65,10 @@ double LargestEigenvalue(const LandmarkFactorization& f, int iterations) {
   const ProblemStructure& s = f.structure();
   const int n = s.num_effective_parameters;
   if (n == 0) return 0.0;
-  Eigen::VectorXd x = Eigen::VectorXd::Ones(n) / std::sqrt(static_cast<double>(n));
-  Eigen::VectorXd y(n);
+  Eigen::VectorXd x(n), y(n);
   Eigen::MatrixXd xl, xc, yl, yc;
-  double lambda = 0.0;
-  for (int it = 0; it < iterations; ++it) {
+  // y = H x = J^T J x.
+  auto multiply = [&]() {
     y.setZero();
     for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
       if (f.excluded(g)) continue;
@@ -89,12 +88,34 @@ double LargestEigenvalue(const LandmarkFactorization& f, int iterations) {
         y.segment(pb.tangent_offset, pb.tangent_size) += yc.middleRows(f.column(c), pb.tangent_size).col(0);
       }
     }
-    lambda = x.dot(y);
-    const double norm = y.norm();
-    if (!(norm > 0.0)) return 0.0;
-    x = y / norm;
+  };
+  // The start: entries spread over [0.5, 1.5) by the golden ratio, not a
+  // vector with structure of its own (the all-ones vector is the null space
+  // of a translation gauge, and would make a non-zero H look zero). Should
+  // H x still vanish, two more starts with other signs are tried before H
+  // is taken to be zero.
+  constexpr double kGolden = 0.6180339887498949;
+  double lambda = 0.0;
+  for (int start = 0; start < 3; ++start) {
+    for (int i = 0; i < n; ++i) {
+      const double v = 0.5 + std::fmod((i + 1) * kGolden, 1.0);
+      x[i] = start == 1 && i % 2 == 1 ? -v : start == 2 && i % 3 == 0 ? -v : v;
+    }
+    x /= x.norm();
+    bool zero = false;
+    for (int it = 0; it < iterations; ++it) {
+      multiply();
+      lambda = x.dot(y);
+      const double norm = y.norm();
+      if (!(norm > 0.0)) {
+        zero = true;
+        break;
+      }
+      x = y / norm;
+    }
+    if (!zero) return lambda;
   }
-  return lambda;
+  return 0.0;
 }
 
 bool FindNearNullSpace(const LandmarkFactorization& f, SparseCameraCholesky* shifted, const std::vector<double>& d,

@@ -48,7 +48,8 @@ struct NearNullSpace {
 };
 
 // lambda_max(H) by `iterations` steps of the power iteration from a fixed
-// start vector (a few per cent low at worst for the thresholds it serves).
+// start vector without structure of its own (a few per cent low at worst for
+// the thresholds it serves); 0 only when H maps three such starts to zero.
 double LargestEigenvalue(const LandmarkFactorization& f, int iterations);
 
 // The relative shift mu of the scaled matrix D S D + mu I.
