@@ -26,6 +26,12 @@ constexpr double kTailExponent = 1.3;        // P(length >= k) = (min / k)^1.3
 constexpr double kUnmatchedFraction = 0.2;    // 2D points without a 3D point
 constexpr double kMaxTangent = 1.0;  // |x|/z, |y|/z: 45 degrees off the axis
 constexpr double kMinDepth = 0.1;
+// A point is kept only when two of its observations' rays (point to camera
+// centre) are at least this far apart, above the 1.5 degrees under which
+// COLMAP's mapper drops a point (Mapper.filter_min_tri_angle): a point seen
+// along nearly one ray is free to slide along it, and a solve moves such
+// points far away or behind their cameras.
+constexpr double kMinTriangulationAngle = 2.0 * kPi / 180.0;
 constexpr int kObservationsPerImage = 700;
 constexpr int kLongTrackObservationsPerImage = 2500;
 constexpr int kLongTrackMinImages = 400;
@@ -395,10 +401,18 @@ bool MakeColmapScene(const ColmapSceneOptions& options, ColmapModel* model, std:
       if (!Inside(camera, s.pixel)) continue;
       seen.push_back(s);
     }
-    if (seen.size() < 2) {
+    bool triangulated = false;
+    if (seen.size() >= 2) {
+      const Vec3 first = Normalized(poses[seen[0].image].center - point);
+      const double max_cosine = std::cos(kMinTriangulationAngle);
+      for (size_t k = 1; k < seen.size() && !triangulated; ++k) {
+        triangulated = Dot(first, Normalized(poses[seen[k].image].center - point)) <= max_cosine;
+      }
+    }
+    if (!triangulated) {
       if (++failures_in_a_row > 10000) {
         *error = "the images see too few of the scene's points (10000 points in a row seen by "
-                 "fewer than 2 images)";
+                 "fewer than 2 images at least 2 degrees apart)";
         return false;
       }
       continue;
