@@ -15,6 +15,9 @@ packages=(
   libopenblas0-pthread
   libtbb-dev libgtest-dev libbenchmark-dev libbz2-dev
   python3 python3-matplotlib
+  # the solve spread over MPI ranks (ceres_sqrtba_mpi) and its tests under
+  # mpiexec: Open MPI
+  libopenmpi-dev openmpi-bin
   # scripts/build_ceres22.sh: the Ceres 2.2 source tarball
   xz-utils
   # scripts/test_sanitizers.sh: clang, its sanitizer and libFuzzer runtimes,

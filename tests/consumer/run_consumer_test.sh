@@ -10,12 +10,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
 # Only the public headers (solver.h, the types.h it includes, covariance.h,
-# autodiff_cost_function.h and the float_jacobians.h it includes) and the
-# package files are installed: no internal header, no example binary.
+# autodiff_cost_function.h and the float_jacobians.h it includes; with MPI,
+# distributed_solver.h) and the package files are installed: no internal
+# header, no example binary.
 installed=$(cd "$work/prefix" && find . -type f | sort)
 unexpected=$(echo "$installed" | grep -v -e '^./include/ceres_sqrtba/solver.h$' \
   -e '^./include/ceres_sqrtba/types.h$' -e '^./include/ceres_sqrtba/covariance.h$' \
   -e '^./include/ceres_sqrtba/autodiff_cost_function.h$' -e '^./include/ceres_sqrtba/float_jacobians.h$' \
+  -e '^./include/ceres_sqrtba/distributed_solver.h$' -e '^./lib[^/]*/libceres_sqrtba_mpi\.' \
   -e '^./lib[^/]*/libceres_sqrtba\.' -e '^./lib[^/]*/cmake/ceres_sqrtba/' || true)
 if [ -n "$unexpected" ]; then
   echo "run_consumer_test.sh: cmake --install put files the package should not contain:" >&2
@@ -31,3 +33,7 @@ done
 cmake -S "$source_dir" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release "$@" > "$work/configure.log"
 cmake --build "$work/build" -j2 > "$work/build.log"
 "$work/build/consumer"
+# With MPI: the distributed solve's library and header, one process.
+if [ -f "$work/prefix/include/ceres_sqrtba/distributed_solver.h" ]; then
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$work/build/consumer_mpi"
+fi

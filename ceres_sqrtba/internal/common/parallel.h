@@ -30,6 +30,8 @@
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
+#include "ceres_sqrtba/internal/common/process_group.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 
@@ -60,6 +62,11 @@ class ParallelContext {
   ParallelContext(const ParallelContext&) = delete;
   ParallelContext& operator=(const ParallelContext&) = delete;
   int num_threads() const { return num_threads_; }
+
+  // The other processes of a solve spread over several (process_group.h);
+  // null for a solve in one process. Not owned.
+  const ProcessGroup* processes() const { return processes_; }
+  void set_processes(const ProcessGroup* processes) { processes_ = processes; }
   // True once a parallel loop would start without waiting for the workers.
   bool ready() const { return ready_.load(std::memory_order_acquire); }
 
@@ -103,6 +110,7 @@ class ParallelContext {
   }
 
   int num_threads_;
+  const ProcessGroup* processes_ = nullptr;
   std::unique_ptr<tbb::task_arena> arena_;
   std::atomic<bool> ready_{true};
   std::thread start_up_;
@@ -139,6 +147,9 @@ class PerChunk {
   // out[i] = sum over chunks c, in chunk order, of slot c's value i, for
   // i < n (n <= size()): the deterministic reduction of the chunk slots,
   // added in Out (double slots into double, float slots into double too).
+  // The chunks hold landmark blocks; in a solve spread over processes
+  // (context->processes()) the sum is then added over the processes, whose
+  // landmark blocks are the others (process_group.h).
   template <typename Out>
   void SumInto(ParallelContext* context, int64_t n, Out* out) const {
     context->For(static_cast<int>(n), 4096, [&](int b, int e) {
@@ -148,6 +159,7 @@ class PerChunk {
         out[i] = v;
       }
     });
+    if (context->processes() != nullptr) context->processes()->Sum(out, n);
   }
 
  private:

@@ -151,9 +151,12 @@ bool Evaluator::EvaluateCost(const double* x, double* cost) {
   error_.clear();
   float_fallback_.clear();
   float_gradient_level_ = 0.0;
-  if (!ComputePlusJacobians(x, /*borders=*/false)) return false;
-  if (notifier_ != nullptr) notifier_->Prepare(x, false, true);
-  return Evaluate(x, cost, nullptr, nullptr);
+  bool ok = ComputePlusJacobians(x, /*borders=*/false);
+  if (ok) {
+    if (notifier_ != nullptr) notifier_->Prepare(x, false, true);
+    ok = Evaluate(x, cost, nullptr, nullptr);
+  }
+  return Agree(ok) && Finish(cost, nullptr, nullptr);
 }
 
 bool Evaluator::EvaluateJacobian(const double* x, bool new_evaluation_point, double* cost,
@@ -161,15 +164,66 @@ bool Evaluator::EvaluateJacobian(const double* x, bool new_evaluation_point, dou
   error_.clear();
   float_fallback_.clear();
   float_gradient_level_ = 0.0;
-  if (!ComputePlusJacobians(x, /*borders=*/true)) return false;
-  if (notifier_ != nullptr) notifier_->Prepare(x, true, new_evaluation_point);
-  return Evaluate(x, cost, gradient, writer);
+  bool ok = ComputePlusJacobians(x, /*borders=*/true);
+  if (ok) {
+    if (notifier_ != nullptr) notifier_->Prepare(x, true, new_evaluation_point);
+    ok = Evaluate(x, cost, gradient, writer);
+  }
+  return Agree(ok) && Finish(cost, gradient, writer);
+}
+
+bool Evaluator::Agree(bool ok) {
+  const ProcessGroup* processes = context_->processes();
+  if (processes == nullptr) return ok;
+  int from = 0;
+  const std::string first = processes->FirstMessage(ok ? std::string() : error_.empty() ? "failed" : error_, &from);
+  if (first.empty()) return true;
+  error_ = Format("(rank %.0f) ", from) + first;
+  return false;
+}
+
+bool Evaluator::Finish(double* cost, double* gradient, JacobianWriter* writer) {
+  const bool float_jacobians = writer != nullptr && writer->KeepsFloatJacobians();
+  const int nc = s_.num_camera_parameters;
+  const ProcessGroup* processes = context_->processes();
+  if (processes != nullptr) {
+    processes->Sum(cost, 1);
+    int from = 0;
+    const std::string fallback = processes->FirstMessage(float_fallback_, &from);
+    float_fallback_ = fallback.empty() ? fallback : Format("(rank %.0f) ", from) + fallback;
+  }
+  if (!std::isfinite(*cost)) {
+    error_ = Format("The cost is not finite (%g): the residuals are too large to square and sum.", *cost);
+    return false;
+  }
+  if (gradient != nullptr && nc > 0) {
+    chunk_camera_gradient_.SumInto(context_, nc, gradient + s_.camera_tangent_begin);
+  }
+  if (gradient != nullptr && float_jacobians) {
+    // The largest |J|^T |r| of any variable, times float's unit roundoff:
+    // the size of the gradient's entries that the float Jacobians' rounding
+    // can make (their relative error is about that of one operation per
+    // product, 2^-24; more for functors of many operations).
+    double largest = 0.0;
+    for (int c = 0; c < partition_.num_chunks(); ++c) largest = std::max(largest, chunk_landmark_magnitude_[c]);
+    if (processes != nullptr) largest = processes->Max(largest);
+    if (nc > 0) {
+      chunk_camera_magnitude_.SumInto(context_, nc, camera_magnitude_.data());
+      for (double v : camera_magnitude_) largest = std::max(largest, v);
+    }
+    float_gradient_level_ = largest * (std::numeric_limits<float>::epsilon() / 2);
+  }
+  return true;
 }
 
 bool Evaluator::EvaluateFixedCost(double* cost) {
   error_.clear();
   *cost = 0.0;
-  if (s_.fixed_residual_blocks.empty()) return true;
+  if (s_.fixed_residual_blocks.empty()) {
+    if (!Agree(true)) return false;
+    if (context_->processes() != nullptr) context_->processes()->Sum(cost, 1);
+    return true;
+  }
   if (notifier_ != nullptr) notifier_->PrepareForFixedCost();
   Scratch& sc = scratch_.front();
   std::vector<double> residuals;
@@ -192,10 +246,12 @@ bool Evaluator::EvaluateFixedCost(double* cost) {
       // Ceres' message, which names the block by its index in the problem.
       error_ = Format("Evaluation of the residual %.0f failed during removal of fixed residual blocks.",
                       fixed.index);
-      return false;
+      return Agree(false);
     }
     *cost += block_cost;
   }
+  if (!Agree(true)) return false;
+  if (context_->processes() != nullptr) context_->processes()->Sum(cost, 1);
   return true;
 }
 
@@ -525,27 +581,7 @@ bool Evaluator::Evaluate(const double* x, double* cost, double* gradient,
     if (float_fallback_.empty()) float_fallback_ = chunk_float_fallback_[c];
     total += chunk_cost_[c];
   }
-  if (!std::isfinite(total)) {
-    error_ = Format("The cost is not finite (%g): the residuals are too large to square and sum.", total);
-    return false;
-  }
   *cost = total;
-  if (gradient != nullptr && nc > 0) {
-    chunk_camera_gradient_.SumInto(context_, nc, gradient + s_.camera_tangent_begin);
-  }
-  if (gradient != nullptr && float_jacobians) {
-    // The largest |J|^T |r| of any variable, times float's unit roundoff:
-    // the size of the gradient's entries that the float Jacobians' rounding
-    // can make (their relative error is about that of one operation per
-    // product, 2^-24; more for functors of many operations).
-    double largest = 0.0;
-    for (int c = 0; c < partition_.num_chunks(); ++c) largest = std::max(largest, chunk_landmark_magnitude_[c]);
-    if (nc > 0) {
-      chunk_camera_magnitude_.SumInto(context_, nc, camera_magnitude_.data());
-      for (double v : camera_magnitude_) largest = std::max(largest, v);
-    }
-    float_gradient_level_ = largest * (std::numeric_limits<float>::epsilon() / 2);
-  }
   return true;
 }
 
@@ -569,6 +605,10 @@ bool Evaluator::Plus(const double* x, const double* delta, double* x_plus_delta)
     const double* lower = s_.lower_bounds.data() + pb.bounds_offset;
     const double* upper = s_.upper_bounds.data() + pb.bounds_offset;
     for (int k = 0; k < pb.size; ++k) out[k] = std::min(std::max(out[k], lower[k]), upper[k]);
+  }
+  if (context_->processes() != nullptr) {
+    int from = 0;
+    ok = context_->processes()->FirstMessage(ok ? "" : "Plus failed", &from).empty();
   }
   return ok;
 }

@@ -81,8 +81,18 @@ class Evaluator {
 
  private:
   struct Scratch;
+  // This process's evaluation: its cost (before the sum over processes)
+  // and, into the chunk slots, the gradient's camera part.
   bool Evaluate(const double* x, double* cost, double* gradient,
                 JacobianWriter* writer);
+  // In a solve spread over processes (process_group.h), whether every
+  // process's evaluation succeeded: false on all of them, with the first
+  // failing rank's error, when one failed. One process: ok.
+  bool Agree(bool ok);
+  // After an agreed evaluation: the cost summed over processes and checked,
+  // the gradient's camera part summed over chunks and processes, the float
+  // Jacobians' fallback and rounding level.
+  bool Finish(double* cost, double* gradient, JacobianWriter* writer);
   // The PlusJacobian of every variable block with a manifold at x (as Ceres
   // computes them whenever it sets the state, so that a manifold failing
   // there fails the evaluation), with their identity borders when `borders`.

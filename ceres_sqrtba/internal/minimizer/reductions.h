@@ -18,6 +18,9 @@
 
 #include <Eigen/Core>
 
+#include "ceres_sqrtba/internal/common/process_group.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 
@@ -45,6 +48,26 @@ class LocalReductions final : public Reductions {
   double MaxNorm(Space, const Eigen::VectorXd& a) const override {
     return a.lpNorm<Eigen::Infinity>();
   }
+};
+
+// A solve spread over processes: the landmarks' entries (the head of either
+// layout) are each process's own and are summed over the processes in rank
+// order; the cameras' entries (the tail) are the same on every process and
+// are taken once.
+class ProcessReductions final : public Reductions {
+ public:
+  ProcessReductions(const ProcessGroup* processes, const ProblemStructure& s);
+  double Dot(Space space, const Eigen::VectorXd& a, const Eigen::VectorXd& b) const override;
+  double Norm(Space space, const Eigen::VectorXd& a) const override;
+  double MaxNorm(Space space, const Eigen::VectorXd& a) const override;
+
+ private:
+  // Where the cameras start in the layout.
+  int CameraBegin(Space space) const { return space == Space::kAmbient ? ambient_begin_ : tangent_begin_; }
+
+  const ProcessGroup* processes_;
+  int ambient_begin_ = 0;
+  int tangent_begin_ = 0;
 };
 
 }  // namespace internal

@@ -269,7 +269,12 @@ bool TrustRegionMinimizer::FinishJacobian() {
     if (!solver_scaled_) solver->ScaleColumns(scale_.data());
     solver_scaled_ = true;
   }
-  if (solver->JacobianOutOfRange()) {
+  bool out_of_range = solver->JacobianOutOfRange();
+  if (ctx_.processes != nullptr) {
+    int from = 0;
+    out_of_range = !ctx_.processes->FirstMessage(out_of_range ? "out of range" : "", &from).empty();
+  }
+  if (out_of_range) {
     if (precision_->current() == DOUBLE_PRECISION) {
       return EvaluationFailure(
           "The corrected residuals or the scaled Jacobian have values that are not finite.");

@@ -28,6 +28,10 @@ struct MinimizerContext {
   // The sums over the whole state (reductions.h); null: this process holds
   // all of it (LocalReductions).
   const Reductions* reductions = nullptr;
+  // The other processes of a solve spread over several (process_group.h):
+  // the decisions that each process's own storage informs (a Jacobian out
+  // of single precision's range) are agreed with them. Null: one process.
+  const ProcessGroup* processes = nullptr;
   std::vector<ceres::IterationCallback*> callbacks;
   double fixed_cost = 0.0;
   double start_time = 0.0;  // wall time when Solve started (cumulative times)

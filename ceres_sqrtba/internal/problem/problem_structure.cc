@@ -160,7 +160,10 @@ bool CheckOneLandmarkPerResidual(const ProblemStructure& s, const std::vector<Re
 
 // The state layout: landmarks first, then cameras, each in parameter block
 // order; the cameras alone form the reduced camera vector.
-void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
+// camera_order (optional): each camera's position in the order the cameras
+// are to be laid out in.
+void LayOutState(const std::vector<bool>& is_landmark, const std::vector<int>* camera_order,
+                 ProblemStructure* s) {
   for (size_t i = 0; i < s->parameter_blocks.size(); ++i) {
     ParameterBlockInfo& pb = s->parameter_blocks[i];
     if (pb.is_constant || !is_landmark[i]) continue;
@@ -169,11 +172,15 @@ void LayOutState(const std::vector<bool>& is_landmark, ProblemStructure* s) {
     s->landmarks.push_back(static_cast<int>(i));
   }
   for (size_t i = 0; i < s->parameter_blocks.size(); ++i) {
-    ParameterBlockInfo& pb = s->parameter_blocks[i];
+    const ParameterBlockInfo& pb = s->parameter_blocks[i];
     if (pb.is_constant || pb.is_landmark) continue;
-    pb.camera_index = static_cast<int>(s->cameras.size());
     s->cameras.push_back(static_cast<int>(i));
   }
+  if (camera_order != nullptr) {
+    std::stable_sort(s->cameras.begin(), s->cameras.end(),
+                     [&](int a, int b) { return (*camera_order)[a] < (*camera_order)[b]; });
+  }
+  for (size_t c = 0; c < s->cameras.size(); ++c) s->parameter_blocks[s->cameras[c]].camera_index = static_cast<int>(c);
   s->variable_blocks = s->landmarks;
   s->variable_blocks.insert(s->variable_blocks.end(), s->cameras.begin(), s->cameras.end());
   for (int p : s->variable_blocks) {
@@ -378,20 +385,48 @@ std::string NameOf(ceres::ResidualBlockId residual_block) { return "residual blo
 
 StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       const ceres::ParameterBlockOrdering* ordering,
-                                      ProblemStructure* out, std::string* error, ParallelContext* context) {
+                                      ProblemStructure* out, std::string* error, ParallelContext* context,
+                                      const StructureOptions& options) {
+  const bool given_cameras = options.camera_blocks != nullptr;
   ProblemStructure s;
   std::vector<ResidualBlockInfo> residuals;
   // The bounds are read aside while the rest is built; an infeasible box is
   // reported before anything found after the reading (Ceres' order).
   BoundsReader bounds(problem, context);
   if (!ReadProblem(problem, context, &s, &residuals, &bounds, error)) return StructureStatus::kInvalid;
-  std::vector<bool> is_landmark;
-  if (!ChooseLandmarks(s, residuals, ordering, &is_landmark, &s.ordering_groups, error) ||
+  std::vector<bool> is_landmark(s.parameter_blocks.size(), false);
+  // With the cameras given: their positions in the list, the cameras' order.
+  std::vector<int> camera_position;
+  if (given_cameras) {
+    camera_position.assign(s.parameter_blocks.size(), -1);
+    const std::vector<double*>& cameras = *options.camera_blocks;
+    for (size_t k = 0; k < cameras.size(); ++k) {
+      const auto it = s.index_of.find(cameras[k]);
+      if (it == s.index_of.end()) {
+        *error = "The camera-side block " + Address(cameras[k]) + " (number " + std::to_string(k) +
+                 " of the list) is not a parameter block of the problem.";
+        return StructureStatus::kInvalid;
+      }
+      if (camera_position[it->second] >= 0) {
+        *error = "The camera-side block " + Address(cameras[k]) + " is listed twice.";
+        return StructureStatus::kInvalid;
+      }
+      camera_position[it->second] = static_cast<int>(k);
+      // A camera that no residual block of this process uses is a camera
+      // all the same (its residual blocks are on other processes).
+      ParameterBlockInfo& pb = s.parameter_blocks[it->second];
+      pb.is_constant = problem.IsParameterBlockConstant(cameras[k]) || pb.tangent_size == 0;
+    }
+    for (size_t i = 0; i < s.parameter_blocks.size(); ++i) {
+      is_landmark[i] = !s.parameter_blocks[i].is_constant && camera_position[i] < 0;
+    }
+  }
+  if ((!given_cameras && !ChooseLandmarks(s, residuals, ordering, &is_landmark, &s.ordering_groups, error)) ||
       !CheckOneLandmarkPerResidual(s, residuals, is_landmark, error)) {
     return bounds.Finish(&s, error) ? StructureStatus::kUnsupported : StructureStatus::kInvalid;
   }
-  LayOutState(is_landmark, &s);
-  if (s.landmarks.empty()) {
+  LayOutState(is_landmark, given_cameras ? &camera_position : nullptr, &s);
+  if (s.landmarks.empty() && !given_cameras) {
     if (!bounds.Finish(&s, error)) return StructureStatus::kInvalid;
     *error =
         "The problem has no landmarks: no variable parameter block can be "

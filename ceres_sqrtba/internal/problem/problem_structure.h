@@ -165,11 +165,20 @@ void StateToUser(const ProblemStructure& s, const double* state);
 // naming the reason (a residual block touching two landmarks, a bad
 // ordering, no landmarks...) and the user's blocks as Ceres names them (by
 // address).
+// How one process of a solve spread over several reads its share.
+struct StructureOptions {
+  // Non-null: the camera-side blocks, in the order the cameras are laid out
+  // (the same on every process); every other variable block is a landmark,
+  // whatever the ordering says. A process may then hold no landmark.
+  const std::vector<double*>* camera_blocks = nullptr;
+};
+
 // context (optional): runs the per-block queries to Ceres in parallel.
 StructureStatus BuildProblemStructure(const ceres::Problem& problem,
                                       const ceres::ParameterBlockOrdering* ordering,
                                       ProblemStructure* structure, std::string* error,
-                                      ParallelContext* context = nullptr);
+                                      ParallelContext* context = nullptr,
+                                      const StructureOptions& options = StructureOptions());
 
 // "parameter block 0x55d1c2a0" / "residual block 0x55d1c2b8": how messages
 // name the user's blocks, as Ceres' do.

@@ -15,6 +15,7 @@
 #include "ceres_sqrtba/internal/minimizer/trust_region_minimizer.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/solve/ceres_pass_through.h"
+#include "ceres_sqrtba/internal/solve/distributed_structure.h"
 #include "ceres_sqrtba/internal/solve/options_validation.h"
 #include "ceres_sqrtba/internal/solve/summary_report.h"
 #include "ceres_sqrtba/internal/solvers/precision_policy.h"
@@ -132,33 +133,61 @@ class UserStateRestorer {
   bool armed_ = true;
 };
 
-void Run(const Solver::Options& options, ceres::Problem* problem, double start_time, Solver::Summary* summary) {
+void Run(const Solver::Options& options, ceres::Problem* problem, double start_time, Solver::Summary* summary,
+         const ProcessGroup* processes, const std::vector<double*>* camera_blocks) {
   auto fail = [&](const std::string& message) { RecordFailure(options, message, start_time, summary); };
   std::string error;
+  // One process: whether `error` is empty. Spread over processes: the same
+  // answer on every process, with the first failing rank's error (every
+  // process calls this at the same points).
+  auto agree = [&]() {
+    if (processes == nullptr) return error.empty();
+    int from = 0;
+    const std::string first = processes->FirstMessage(error, &from);
+    if (first.empty()) return true;
+    error = "Rank " + std::to_string(from) + ": " + first;
+    return false;
+  };
 
   ParallelContext context(summary->num_threads_used);
+  context.set_processes(processes);
   ProblemStructure s;
-  switch (BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error, &context)) {
+  StructureOptions structure_options;
+  structure_options.camera_blocks = camera_blocks;
+  StructureStatus status =
+      BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error, &context, structure_options);
+  if (processes != nullptr) status = DistributedStructure(status, options, *processes, s, &error);
+  switch (status) {
     case StructureStatus::kOk:
+      error.clear();
       break;
     case StructureStatus::kNoLandmarks:
       return SolveWithoutLandmarks(options, problem, summary);
     case StructureStatus::kUnsupported:
     case StructureStatus::kInvalid:
-      RecordProblemSizes(*problem, summary);
-      return fail(error);
+      if (processes == nullptr) {
+        RecordProblemSizes(*problem, summary);
+        return fail(error);
+      }
+      break;
+  }
+  if (!agree()) {
+    RecordProblemSizes(*problem, summary);
+    return fail(error);
   }
   RecordProblemSizes(s, summary);
   RecordStructure(s, options.linear_solver_ordering.get(), summary);
   // What only the square-root solvers cannot do is asked once a problem
   // without landmarks has gone to ceres::Solve, which can.
-  const std::string unsupported = UnsupportedSqrtOption(options);
+  const std::string unsupported =
+      processes != nullptr ? UnsupportedDistributedOption(options) : UnsupportedSqrtOption(options);
   if (!unsupported.empty()) return fail("Invalid configuration. " + unsupported);
 
   // Memory: checked before the landmark storage is allocated.
   LinearSolverFactory factory(s, LinearSolverOptionsOf(options));
   if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
-  if (!factory.PlanError().empty()) return fail(factory.PlanError());
+  error = factory.PlanError();
+  if (!agree()) return fail(error);
   const MemoryBudget budget(options.memory_limit_in_bytes);
   MemoryPlan plan = PlanMemory(s, factory, options.precision);
   // Inner iterations: a state copy, the per-thread scratch of the
@@ -170,7 +199,8 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
                             CoordinateDescentMinimizer::IndexBytes(s);
     plan.vectors += inner_iteration_bytes;
   }
-  if (!budget.Fits(plan.Total(), Describe(plan, factory), &error)) return fail(error);
+  if (budget.Fits(plan.Total(), Describe(plan, factory), &error)) error.clear();
+  if (!agree()) return fail(error);
   VLOG(1) << "ceres_sqrtba: " << s.landmarks.size() << " landmarks, " << s.cameras.size() << " cameras, "
           << s.groups.size() << (factory.projected() ? " projected" : "") << " landmark blocks; "
           << factory.WhatRequiredBytesCounts() << " take "
@@ -203,7 +233,15 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
       [&](Precision p, std::string* why) {
         MemoryPlan switched = PlanMemory(s, factory, p);
         switched.vectors += inner_iteration_bytes;
-        return budget.Fits(switched.Total(), Describe(switched, factory, /*for_switch=*/true), why);
+        bool fits = budget.Fits(switched.Total(), Describe(switched, factory, /*for_switch=*/true), why);
+        if (processes != nullptr) {
+          // Every process switches, or none.
+          int from = 0;
+          const std::string first = processes->FirstMessage(fits ? std::string() : *why, &from);
+          fits = first.empty();
+          if (!fits) *why = "Rank " + std::to_string(from) + ": " + first;
+        }
+        return fits;
       });
 
   std::vector<double> state = StateFromUser(s);
@@ -215,6 +253,12 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   mctx.is_silent = options.logging_type == ceres::SILENT;
   mctx.jacobians_at_candidates = options.jacobians_at_candidates && !notifier.KnownToHaveCallback();
   mctx.inner_iterations = inner_iterations.get();
+  mctx.processes = processes;
+  std::unique_ptr<ProcessReductions> reductions;
+  if (processes != nullptr) {
+    reductions = std::make_unique<ProcessReductions>(processes, s);
+    mctx.reductions = reductions.get();
+  }
   ProgressLogger logger(options.minimizer_progress_to_stdout);
   StateUpdatingCallback state_updater(s, state.data());
   // Ceres' order: the state first, then the progress table, then the user's.
@@ -280,7 +324,8 @@ MinimizerOptions MinimizerOptionsOf(const Solver::Options& options) {
   return o;
 }
 
-void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, Solver::Summary* summary) {
+void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, Solver::Summary* summary,
+                     const ProcessGroup* processes, const std::vector<double*>* camera_blocks) {
   const double start_time = WallTimeInSeconds();
   StartSummary(options, summary);
   std::string error;
@@ -291,7 +336,7 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
   // Nothing escapes: memory that is not there ends the solve with FAILURE,
   // the user's blocks as they were.
   try {
-    Run(options, problem, start_time, summary);
+    Run(options, problem, start_time, summary, processes, camera_blocks);
   } catch (const AllocationFailure& e) {
     RecordFailure(options,
                   std::string("Out of memory: ") + e.what() +

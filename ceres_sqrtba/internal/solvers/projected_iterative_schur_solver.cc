@@ -99,6 +99,7 @@ LinearSolverSummary ProjectedIterativeSchurSolver<Scalar>::Solve(const double* d
   LinearSolverSummary summary;
   if (cameras_.Solve(&system_, options_.ForSolve(eta), y + s_.camera_tangent_begin, &summary)) {
     *jy_squared_norm = blocks_.BackSubstitute(y);
+    if (context_->processes() != nullptr) context_->processes()->Sum(jy_squared_norm, 1);
   }
   return summary;
 }

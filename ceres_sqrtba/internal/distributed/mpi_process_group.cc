@@ -1,0 +1,67 @@
+#include "ceres_sqrtba/internal/distributed/mpi_process_group.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ceres_sqrtba {
+namespace internal {
+
+MpiProcessGroup::MpiProcessGroup(MPI_Comm communicator) : communicator_(communicator) {
+  MPI_Comm_rank(communicator_, &rank_);
+  MPI_Comm_size(communicator_, &size_);
+}
+
+template <typename T>
+void MpiProcessGroup::SumOf(T* v, int64_t n, MPI_Datatype type, std::vector<T>* gathered) const {
+  if (size_ == 1 || n == 0) return;
+  // In pieces that MPI's int counts can name.
+  constexpr int64_t kPiece = std::numeric_limits<int>::max() / 64;
+  for (int64_t begin = 0; begin < n; begin += kPiece) {
+    const int count = static_cast<int>(std::min(kPiece, n - begin));
+    gathered->resize(static_cast<size_t>(count) * size_);
+    MPI_Allgather(v + begin, count, type, gathered->data(), count, type, communicator_);
+    bytes_sent_ += static_cast<int64_t>(count) * sizeof(T);
+    for (int i = 0; i < count; ++i) {
+      T sum = (*gathered)[i];
+      for (int r = 1; r < size_; ++r) sum += (*gathered)[static_cast<size_t>(r) * count + i];
+      v[begin + i] = sum;
+    }
+  }
+}
+
+void MpiProcessGroup::Sum(double* v, int64_t n) const { SumOf(v, n, MPI_DOUBLE, &doubles_); }
+void MpiProcessGroup::Sum(float* v, int64_t n) const { SumOf(v, n, MPI_FLOAT, &floats_); }
+
+double MpiProcessGroup::Max(double value) const {
+  double result = value;
+  MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, communicator_);
+  bytes_sent_ += sizeof(double);
+  return result;
+}
+
+std::string MpiProcessGroup::FirstMessage(const std::string& message, int* from) const {
+  const int length = static_cast<int>(std::min<size_t>(message.size(), 1 << 20));
+  std::vector<int> lengths(size_);
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, communicator_);
+  bytes_sent_ += sizeof(int);
+  int root = -1;
+  for (int r = 0; r < size_ && root < 0; ++r) {
+    if (lengths[r] > 0) root = r;
+  }
+  if (from != nullptr) *from = root;
+  if (root < 0) return std::string();
+  std::string text = rank_ == root ? message.substr(0, length) : std::string(lengths[root], '\0');
+  MPI_Bcast(&text[0], lengths[root], MPI_CHAR, root, communicator_);
+  if (rank_ == root) bytes_sent_ += lengths[root];
+  return text;
+}
+
+bool MpiProcessGroup::AllEqual(uint64_t value) const {
+  std::vector<uint64_t> values(size_);
+  MPI_Allgather(&value, 1, MPI_UINT64_T, values.data(), 1, MPI_UINT64_T, communicator_);
+  bytes_sent_ += sizeof(uint64_t);
+  return std::all_of(values.begin(), values.end(), [&](uint64_t v) { return v == values[0]; });
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

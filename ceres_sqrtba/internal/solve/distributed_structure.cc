@@ -1,0 +1,106 @@
+#include "ceres_sqrtba/internal/solve/distributed_structure.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "ceres_sqrtba/internal/solve/options_validation.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+// FNV-1a over the bytes of what is added.
+class Fingerprint {
+ public:
+  template <typename T>
+  void Add(const T& value) {
+    unsigned char bytes[sizeof(T)];
+    std::memcpy(bytes, &value, sizeof(T));
+    for (unsigned char b : bytes) hash_ = (hash_ ^ b) * 1099511628211ULL;
+  }
+  uint64_t value() const { return hash_; }
+
+ private:
+  uint64_t hash_ = 14695981039346656037ULL;
+};
+
+uint64_t CamerasAndOptions(const ProblemStructure& s, const Solver::Options& o) {
+  Fingerprint f;
+  f.Add(s.cameras.size());
+  for (int c : s.cameras) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[c];
+    f.Add(pb.size);
+    f.Add(pb.tangent_size);
+    f.Add(pb.manifold != nullptr);
+    for (int k = 0; k < pb.size; ++k) f.Add(pb.user_values[k]);
+    f.Add(pb.bounds_offset >= 0);
+    if (pb.bounds_offset >= 0) {
+      for (int k = 0; k < pb.size; ++k) {
+        f.Add(s.lower_bounds[pb.bounds_offset + k]);
+        f.Add(s.upper_bounds[pb.bounds_offset + k]);
+      }
+    }
+  }
+  // The options every decision of the solve depends on.
+  f.Add(o.precision);
+  f.Add(o.sqrt_linear_solver_type);
+  f.Add(o.preconditioner_type);
+  f.Add(o.max_num_iterations);
+  f.Add(o.max_linear_solver_iterations);
+  f.Add(o.min_linear_solver_iterations);
+  f.Add(o.eta);
+  f.Add(o.function_tolerance);
+  f.Add(o.gradient_tolerance);
+  f.Add(o.parameter_tolerance);
+  f.Add(o.initial_trust_region_radius);
+  f.Add(o.max_trust_region_radius);
+  f.Add(o.min_relative_decrease);
+  f.Add(o.use_nonmonotonic_steps);
+  f.Add(o.jacobi_scaling);
+  f.Add(o.jacobians_at_candidates);
+  return f.value();
+}
+
+}  // namespace
+
+StructureStatus DistributedStructure(StructureStatus status, const Solver::Options& options,
+                                     const ProcessGroup& processes, const ProblemStructure& structure,
+                                     std::string* error) {
+  int from = 0;
+  const std::string first = processes.FirstMessage(status == StructureStatus::kOk ? std::string() : *error, &from);
+  if (!first.empty()) {
+    *error = "Rank " + std::to_string(from) + ": " + first;
+    return StructureStatus::kInvalid;
+  }
+  if (!processes.AllEqual(CamerasAndOptions(structure, options))) {
+    *error =
+        "The processes of the solve do not hold the same camera-side parameter blocks (their number, order, "
+        "sizes, values and bounds must be the same on every process) or were given different options.";
+    return StructureStatus::kInvalid;
+  }
+  return StructureStatus::kOk;
+}
+
+std::string UnsupportedDistributedOption(const Solver::Options& options) {
+  const std::string sqrt = UnsupportedSqrtOption(options);
+  if (!sqrt.empty()) return sqrt;
+  if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
+    return "A solve spread over processes needs Solver::Options::sqrt_linear_solver_type = "
+           "SQRT_ITERATIVE_SCHUR.";
+  }
+  if (options.preconditioner_type != ceres::JACOBI && options.preconditioner_type != ceres::SCHUR_JACOBI &&
+      options.preconditioner_type != ceres::IDENTITY) {
+    return "A solve spread over processes needs Solver::Options::preconditioner_type = JACOBI, SCHUR_JACOBI "
+           "or IDENTITY.";
+  }
+  if (options.use_explicit_reduced_rows) {
+    return "A solve spread over processes needs Solver::Options::use_explicit_reduced_rows = false.";
+  }
+  if (options.use_inner_iterations) {
+    return "A solve spread over processes needs Solver::Options::use_inner_iterations = false.";
+  }
+  return "";
+}
+
+}  // namespace internal
+}  // namespace ceres_sqrtba

@@ -1,0 +1,42 @@
+// The checks that the shares of a solve spread over several processes
+// (common/process_group.h) fit together. Every process holds every
+// camera-side parameter block (the same blocks, listed in the same order,
+// with the same values, sizes, manifolds' presence and bounds) and its own
+// landmarks with their residual blocks; a residual block that touches no
+// landmark is held by exactly one process. Each process reads its share
+// with the cameras given (StructureOptions::camera_blocks): every other
+// variable block is a landmark, and a process may hold none. Then:
+//   - a failure on one process (a structure the square-root solver cannot
+//     take, a value Ceres refuses) is every process's failure, with the
+//     first failing rank's message;
+//   - the cameras (count, order, sizes, values, bounds) and the options that
+//     steer the solve must be the same on every process, else every process
+//     fails with a message saying so.
+#ifndef CERES_SQRTBA_INTERNAL_SOLVE_DISTRIBUTED_STRUCTURE_H_
+#define CERES_SQRTBA_INTERNAL_SOLVE_DISTRIBUTED_STRUCTURE_H_
+
+#include <string>
+
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/internal/common/process_group.h"
+#include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "ceres_sqrtba/solver.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+
+// status, structure, *error: this process's BuildProblemStructure. Returns
+// kOk on every process, or kInvalid on every process with the same *error.
+// Every process must call it at the same point.
+StructureStatus DistributedStructure(StructureStatus status, const Solver::Options& options,
+                                     const ProcessGroup& processes, const ProblemStructure& structure,
+                                     std::string* error);
+
+// What the solve spread over processes does not implement, as
+// UnsupportedSqrtOption says it (empty: nothing).
+std::string UnsupportedDistributedOption(const Solver::Options& options);
+
+}  // namespace internal
+}  // namespace ceres_sqrtba
+
+#endif  // CERES_SQRTBA_INTERNAL_SOLVE_DISTRIBUTED_STRUCTURE_H_

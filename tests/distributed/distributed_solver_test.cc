@@ -1,0 +1,286 @@
+// ceres_sqrtba::SolveDistributed under mpiexec (ctest runs this binary on 1,
+// 2 and 3 ranks): each rank builds the whole synthetic problem, solves it in
+// one process as the reference, then builds its share (every camera, its
+// landmarks by BalancedLandmarkShares) and solves that over the ranks.
+//
+// Tolerances: the distributed sums add the ranks' partial sums, which a
+// one-process solve adds in another order, so iterates differ by rounding
+// that the iterations carry forward. Double precision: the same iterations,
+// acceptances and CG counts, costs within 1e-10 relative for the first 10
+// iterations and 1e-8 at the end; single precision (float rounding): the
+// final cost within 1e-6 relative, as the one-process single precision solve
+// is against double (tests/solver_test.cc). Across two runs on the same ranks:
+// the same bits.
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ceres/ceres.h"
+#include "ceres_sqrtba/distributed_solver.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace {
+
+int Rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int Size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+Solver::Options Options(Precision precision, ceres::PreconditionerType preconditioner = ceres::SCHUR_JACOBI) {
+  Solver::Options options;
+  options.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  options.preconditioner_type = preconditioner;
+  options.precision = precision;
+  options.max_num_iterations = 20;
+  options.num_threads = 1;
+  options.function_tolerance = 1e-12;
+  options.logging_type = ceres::SILENT;
+  return options;
+}
+
+// The synthetic problem, whole or one rank's share of its landmarks
+// (share[point] == rank), every camera added first in camera order.
+struct Built {
+  testing::SyntheticBa ba;
+  std::unique_ptr<ceres::Problem> problem;
+  std::vector<double*> cameras;  // in camera order: pose, intrinsics
+};
+
+Built Build(const testing::SyntheticBa& full, const std::vector<int>* share, int rank) {
+  Built b;
+  b.ba = full;
+  ceres::Problem::Options po;
+  po.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
+  b.problem = std::make_unique<ceres::Problem>(po);
+  for (size_t c = 0; c < b.ba.poses.size(); ++c) {
+    b.problem->AddParameterBlock(b.ba.poses[c].data(), 6);
+    b.problem->AddParameterBlock(b.ba.intrinsics[c].data(), 3);
+    b.cameras.push_back(b.ba.poses[c].data());
+    b.cameras.push_back(b.ba.intrinsics[c].data());
+  }
+  static ceres::HuberLoss huber(1.0);
+  for (const auto& o : b.ba.observations) {
+    if (share != nullptr && (*share)[o.point] != rank) continue;
+    auto* cost = new ceres::AutoDiffCostFunction<testing::ReprojectionError, 2, 6, 3, 3>(
+        new testing::ReprojectionError(o.u, o.v));
+    b.problem->AddResidualBlock(cost, &huber, b.ba.poses[o.camera].data(), b.ba.intrinsics[o.camera].data(),
+                                b.ba.points[o.point].data());
+  }
+  return b;
+}
+
+std::vector<int> ObservationsPerPoint(const testing::SyntheticBa& ba) {
+  std::vector<int> count(ba.points.size(), 0);
+  for (const auto& o : ba.observations) ++count[o.point];
+  return count;
+}
+
+double Relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+struct Solved {
+  Built built;
+  Solver::Summary summary;
+};
+
+Solved OneProcess(const testing::SyntheticBa& ba, const Solver::Options& options) {
+  Solved run{Build(ba, nullptr, 0), {}};
+  Solve(options, run.built.problem.get(), &run.summary);
+  return run;
+}
+
+Solved Distributed(const testing::SyntheticBa& ba, const Solver::Options& options, const std::vector<int>& share) {
+  Solved run{Build(ba, &share, Rank()), {}};
+  SolveDistributed(options, MPI_COMM_WORLD, run.built.cameras, run.built.problem.get(), &run.summary);
+  return run;
+}
+
+void ExpectSameIterations(const Solver::Summary& distributed, const Solver::Summary& one, double early,
+                          double final) {
+  ASSERT_NE(distributed.termination_type, ceres::FAILURE) << distributed.message;
+  ASSERT_EQ(distributed.iterations.size(), one.iterations.size());
+  for (size_t i = 0; i < one.iterations.size(); ++i) {
+    const ceres::IterationSummary& d = distributed.iterations[i];
+    const ceres::IterationSummary& o = one.iterations[i];
+    EXPECT_EQ(d.step_is_successful, o.step_is_successful) << i;
+    EXPECT_EQ(d.linear_solver_iterations, o.linear_solver_iterations) << i;
+    if (i < 10) EXPECT_LE(Relative(d.cost, o.cost), early) << i;
+  }
+  EXPECT_LE(Relative(distributed.final_cost, one.final_cost), final);
+}
+
+class DistributedSolver : public ::testing::Test {
+ protected:
+  testing::SyntheticBa ba_ = testing::MakeSyntheticBa(10, 300, 4, 71);
+  std::vector<int> share_ = BalancedLandmarkShares(ObservationsPerPoint(ba_), Size());
+};
+
+TEST_F(DistributedSolver, DoublePrecisionFollowsTheOneProcessSolve) {
+  for (auto preconditioner : {ceres::SCHUR_JACOBI, ceres::JACOBI}) {
+    const Solver::Options options = Options(DOUBLE_PRECISION, preconditioner);
+    const Solved one = OneProcess(ba_, options);
+    const Solved distributed = Distributed(ba_, options, share_);
+    ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
+    // The cameras, on every rank, and this rank's points.
+    for (size_t c = 0; c < ba_.poses.size(); ++c) {
+      for (int k = 0; k < 6; ++k) {
+        EXPECT_NEAR(distributed.built.ba.poses[c][k], one.built.ba.poses[c][k], 1e-6) << c;
+      }
+    }
+    for (size_t p = 0; p < ba_.points.size(); ++p) {
+      if (share_[p] != Rank()) continue;
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(distributed.built.ba.points[p][k], one.built.ba.points[p][k], 1e-6);
+    }
+  }
+}
+
+TEST_F(DistributedSolver, SinglePrecisionEndsWhereTheOneProcessSolveEnds) {
+  const Solver::Options options = Options(SINGLE_PRECISION);
+  const Solved one = OneProcess(ba_, options);
+  const Solved distributed = Distributed(ba_, options, share_);
+  ASSERT_NE(distributed.summary.termination_type, ceres::FAILURE) << distributed.summary.message;
+  EXPECT_LE(Relative(distributed.summary.final_cost, one.summary.final_cost), 1e-6);
+}
+
+TEST_F(DistributedSolver, TwoRunsGiveTheSameBits) {
+  const Solver::Options options = Options(DOUBLE_PRECISION);
+  const Solved first = Distributed(ba_, options, share_);
+  const Solved second = Distributed(ba_, options, share_);
+  ASSERT_EQ(first.summary.iterations.size(), second.summary.iterations.size());
+  for (size_t i = 0; i < first.summary.iterations.size(); ++i) {
+    EXPECT_EQ(std::memcmp(&first.summary.iterations[i].cost, &second.summary.iterations[i].cost, 8), 0) << i;
+  }
+  EXPECT_EQ(first.built.ba.poses, second.built.ba.poses);
+  EXPECT_EQ(first.built.ba.points, second.built.ba.points);
+}
+
+TEST_F(DistributedSolver, ARankWithoutLandmarks) {
+  // Every landmark on the ranks before the last.
+  const int size = Size();
+  std::vector<int> share(ba_.points.size(), 0);
+  if (size > 1) {
+    std::vector<int> counts = ObservationsPerPoint(ba_);
+    std::vector<int> first = BalancedLandmarkShares(counts, size - 1);
+    share = first;
+  }
+  const Solver::Options options = Options(DOUBLE_PRECISION);
+  const Solved one = OneProcess(ba_, options);
+  const Solved distributed = Distributed(ba_, options, share);
+  ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
+}
+
+TEST_F(DistributedSolver, CamerasThatDifferFailOnEveryRank) {
+  if (Size() < 2) GTEST_SKIP() << "needs two ranks";
+  testing::SyntheticBa ba = ba_;
+  if (Rank() == Size() - 1) ba.poses[3][4] += 1e-3;
+  const double start = MPI_Wtime();
+  const Solved distributed = Distributed(ba, Options(DOUBLE_PRECISION), share_);
+  EXPECT_EQ(distributed.summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(distributed.summary.message.find("do not hold the same camera-side parameter blocks"),
+            std::string::npos)
+      << distributed.summary.message;
+  EXPECT_LT(MPI_Wtime() - start, 10.0);
+}
+
+TEST_F(DistributedSolver, OptionsThatDifferFailOnEveryRank) {
+  if (Size() < 2) GTEST_SKIP() << "needs two ranks";
+  Solver::Options options = Options(DOUBLE_PRECISION);
+  if (Rank() == 1) options.max_num_iterations = 7;
+  const Solved distributed = Distributed(ba_, options, share_);
+  EXPECT_EQ(distributed.summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(distributed.summary.message.find("different options"), std::string::npos)
+      << distributed.summary.message;
+}
+
+// Fails (returns false) on one rank once the solve is under way.
+struct FailingAfter {
+  explicit FailingAfter(int* calls) : calls(calls) {}
+  template <typename T>
+  bool operator()(const T* point, T* residual) const {
+    residual[0] = point[0] - T(1.0);
+    return ++*calls < 3;
+  }
+  int* calls;
+};
+
+TEST_F(DistributedSolver, ACostFunctionFailingOnOneRankFailsEveryRank) {
+  if (Size() < 2) GTEST_SKIP() << "needs two ranks";
+  Built built = Build(ba_, &share_, Rank());
+  int calls = 0;
+  const int failing_rank = Size() - 1;
+  if (Rank() == failing_rank) {
+    // A prior on one of this rank's points that fails at its third call.
+    for (size_t p = 0; p < ba_.points.size(); ++p) {
+      if (share_[p] != Rank()) continue;
+      built.problem->AddResidualBlock(
+          new ceres::AutoDiffCostFunction<FailingAfter, 1, 3>(new FailingAfter(&calls)), nullptr,
+          built.ba.points[p].data());
+      break;
+    }
+  }
+  Solver::Summary summary;
+  const double start = MPI_Wtime();
+  SolveDistributed(Options(DOUBLE_PRECISION), MPI_COMM_WORLD, built.cameras, built.problem.get(), &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE) << summary.message;
+  EXPECT_NE(summary.message.find("(rank " + std::to_string(failing_rank) + ")"), std::string::npos)
+      << summary.message;
+  EXPECT_LT(MPI_Wtime() - start, 10.0);
+}
+
+TEST(DistributedSolverOptions, OtherSolversAreRefusedOnEveryRank) {
+  testing::SyntheticBa ba = testing::MakeSyntheticBa(6, 40, 3, 5);
+  Built built = Build(ba, nullptr, 0);
+  Solver::Options options = Options(DOUBLE_PRECISION);
+  options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
+  Solver::Summary summary;
+  SolveDistributed(options, MPI_COMM_WORLD, built.cameras, built.problem.get(), &summary);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("SQRT_ITERATIVE_SCHUR"), std::string::npos) << summary.message;
+}
+
+TEST(BalancedLandmarkShares, ContiguousBalancedAndNoneEmpty) {
+  EXPECT_EQ(BalancedLandmarkShares({3, 3, 3, 3}, 2), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(BalancedLandmarkShares({10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 2),
+            (std::vector<int>{0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}));  // 10 and 10
+  EXPECT_EQ(BalancedLandmarkShares({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 10}, 2),
+            (std::vector<int>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}));
+  // A heavy landmark does not leave a rank empty.
+  EXPECT_EQ(BalancedLandmarkShares({100, 1, 1}, 3), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(BalancedLandmarkShares({1, 1, 100}, 3), (std::vector<int>{0, 1, 2}));
+  // Fewer landmarks than ranks: the first ranks get them.
+  EXPECT_EQ(BalancedLandmarkShares({5, 5}, 4), (std::vector<int>{0, 1}));
+  EXPECT_EQ(BalancedLandmarkShares({}, 3), std::vector<int>{});
+  EXPECT_EQ(BalancedLandmarkShares({4, 4, 4}, 1), (std::vector<int>{0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace ceres_sqrtba
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // One rank prints; every rank's result counts.
+  if (rank != 0) {
+    ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS();
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any;
+}
