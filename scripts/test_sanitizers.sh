@@ -6,7 +6,8 @@
 # also from a process whose exit status a test ignores: every report is
 # written to build-asan/sanitizer-logs/ and printed at the end.
 #
-# Excluded: tests with the label "no_sanitizers" (none at present). Give a test
+# Excluded: tests with the label "no_sanitizers" (the distributed tests under
+# mpiexec: Open MPI leaves its own allocations at MPI_Finalize). Give a test
 # that label only when it cannot run under ASan at all, and say why next to it.
 # The micro-benchmarks are not built (scripts/test.sh builds and smoke-tests
 # them); the fuzzers link the tests' sanitized library, with a coverage-

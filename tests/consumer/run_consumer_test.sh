@@ -33,7 +33,13 @@ done
 cmake -S "$source_dir" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release "$@" > "$work/configure.log"
 cmake --build "$work/build" -j2 > "$work/build.log"
 "$work/build/consumer"
-# With MPI: the distributed solve's library and header, one process.
+# With MPI: the distributed solve's library and header, one process. Built
+# in a sanitizer build too, but not run there: Open MPI's own allocations,
+# never freed by MPI_Finalize, are reported as leaks.
 if [ -f "$work/prefix/include/ceres_sqrtba/distributed_solver.h" ]; then
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$work/build/consumer_mpi"
+  test -x "$work/build/consumer_mpi"
+  case "$*" in
+    *-fsanitize*) ;;
+    *) OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$work/build/consumer_mpi" ;;
+  esac
 fi

@@ -1,0 +1,128 @@
+// The solve spread over processes without MPI: a ProcessGroup of one
+// process (sums and maxima are the values themselves) runs every agreement
+// point of SolveSquareRoot with the cameras given, so that the sanitizer
+// build covers them (the MPI tests run in the Release build only). It must
+// follow the plain solve (the state's norms and dot products are then
+// split into landmark and camera parts: rounding apart, the same numbers),
+// and its failures carry the rank.
+#include "ceres_sqrtba/internal/solve/distributed_structure.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ceres_sqrtba/internal/solve/square_root_solve.h"
+#include "gtest/gtest.h"
+#include "test_problems.h"
+
+namespace ceres_sqrtba {
+namespace internal {
+namespace {
+
+class OneProcess final : public ProcessGroup {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  void Sum(double*, int64_t) const override { ++sums; }
+  void Sum(float*, int64_t) const override { ++sums; }
+  double Max(double value) const override { return value; }
+  std::string FirstMessage(const std::string& message, int* from) const override {
+    if (from != nullptr) *from = message.empty() ? -1 : 0;
+    return message;
+  }
+  bool AllEqual(uint64_t) const override { return all_equal; }
+  mutable int sums = 0;
+  bool all_equal = true;
+};
+
+struct Built {
+  testing::SyntheticBa ba;
+  ceres::Problem problem;
+  std::vector<double*> cameras;
+};
+
+void Build(const testing::SyntheticBa& ba, Built* b) {
+  b->ba = ba;
+  for (size_t c = 0; c < b->ba.poses.size(); ++c) {
+    b->cameras.push_back(b->ba.poses[c].data());
+    b->cameras.push_back(b->ba.intrinsics[c].data());
+  }
+  testing::AddReprojectionResiduals(&b->ba, &b->problem, nullptr);
+}
+
+Solver::Options Options() {
+  Solver::Options options;
+  options.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
+  options.max_num_iterations = 10;
+  options.logging_type = ceres::SILENT;
+  return options;
+}
+
+TEST(DistributedStructure, OneProcessFollowsThePlainSolve) {
+  const testing::SyntheticBa ba = testing::MakeSyntheticBa(6, 80, 3, 41);
+  Built plain, spread;
+  Build(ba, &plain);
+  Build(ba, &spread);
+  Solver::Summary plain_summary, spread_summary;
+  SolveSquareRoot(Options(), &plain.problem, &plain_summary);
+  OneProcess processes;
+  SolveSquareRoot(Options(), &spread.problem, &spread_summary, &processes, &spread.cameras);
+  ASSERT_NE(spread_summary.termination_type, ceres::FAILURE) << spread_summary.message;
+  EXPECT_GT(processes.sums, 0);
+  ASSERT_EQ(spread_summary.iterations.size(), plain_summary.iterations.size());
+  for (size_t i = 0; i < plain_summary.iterations.size(); ++i) {
+    // Norms split in two parts and added: a few ulps, carried by the
+    // iterations; 1e-10 relative leaves four orders of magnitude.
+    EXPECT_NEAR(spread_summary.iterations[i].cost, plain_summary.iterations[i].cost,
+                1e-10 * plain_summary.iterations[i].cost)
+        << i;
+    EXPECT_EQ(spread_summary.iterations[i].linear_solver_iterations,
+              plain_summary.iterations[i].linear_solver_iterations)
+        << i;
+  }
+}
+
+TEST(DistributedStructure, CamerasThatDoNotMatchFailWithTheMessage) {
+  const testing::SyntheticBa ba = testing::MakeSyntheticBa(4, 20, 3, 42);
+  Built b;
+  Build(ba, &b);
+  OneProcess processes;
+  processes.all_equal = false;
+  Solver::Summary summary;
+  SolveSquareRoot(Options(), &b.problem, &summary, &processes, &b.cameras);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("do not hold the same camera-side parameter blocks"), std::string::npos)
+      << summary.message;
+}
+
+TEST(DistributedStructure, ACameraNotInTheProblemIsNamed) {
+  const testing::SyntheticBa ba = testing::MakeSyntheticBa(4, 20, 3, 43);
+  Built b;
+  Build(ba, &b);
+  double stray[6] = {0, 0, 0, 0, 0, 0};
+  b.cameras.push_back(stray);
+  OneProcess processes;
+  Solver::Summary summary;
+  SolveSquareRoot(Options(), &b.problem, &summary, &processes, &b.cameras);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("Rank 0: The camera-side block"), std::string::npos) << summary.message;
+  EXPECT_NE(summary.message.find("is not a parameter block of the problem"), std::string::npos);
+}
+
+TEST(DistributedStructure, UnsupportedOptionsAreNamed) {
+  Solver::Options options = Options();
+  EXPECT_EQ(UnsupportedDistributedOption(options), "");
+  options.use_inner_iterations = true;
+  EXPECT_NE(UnsupportedDistributedOption(options).find("use_inner_iterations"), std::string::npos);
+  options = Options();
+  options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
+  EXPECT_NE(UnsupportedDistributedOption(options).find("SQRT_ITERATIVE_SCHUR"), std::string::npos);
+  options = Options();
+  options.preconditioner_type = ceres::CLUSTER_JACOBI;
+  EXPECT_NE(UnsupportedDistributedOption(options).find("preconditioner_type"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace ceres_sqrtba
