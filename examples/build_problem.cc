@@ -40,7 +40,16 @@ bool BuildProblem(const BuildOptions& options, BalProblem* bal,
   ceres::LossFunction* loss =
       options.robustify ? new ceres::HuberLoss(1.0) : nullptr;
   const std::vector<double>& observed = bal->observations();
+  int added = 0;
+  if (options.point_rank != nullptr) {
+    // Every camera, on every rank, in camera order (SolveDistributed's list).
+    for (int c = 0; c < bal->num_cameras(); ++c) {
+      problem->AddParameterBlock(bal->mutable_camera(c), bal->camera_block_size());
+    }
+  }
   for (int i = 0; i < bal->num_observations(); ++i) {
+    if (options.point_rank != nullptr && (*options.point_rank)[bal->point_index()[i]] != options.rank) continue;
+    ++added;
     const double x = observed[2 * static_cast<size_t>(i)];
     const double y = observed[2 * static_cast<size_t>(i) + 1];
     ceres::CostFunction* cost = bal->use_quaternions()
@@ -50,6 +59,7 @@ bool BuildProblem(const BuildOptions& options, BalProblem* bal,
                               bal->mutable_camera(bal->camera_index()[i]),
                               bal->mutable_point(bal->point_index()[i]));
   }
+  if (added == 0) delete loss;  // no residual block took it (a rank without points)
   if (bal->use_quaternions() && options.use_manifolds) {
     // One manifold object shared by all cameras; the problem owns it.
     ceres::Manifold* camera_manifold =

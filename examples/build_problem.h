@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bal_problem.h"
 #include "ceres/ceres.h"
@@ -21,6 +22,10 @@ struct BuildOptions {
   // ceres_sqrtba::AutoDiffCostFunction (Jacobians in float when the solve
   // runs in single precision); false: ceres::AutoDiffCostFunction.
   bool float_jacobians = true;
+  // One rank's share of a solve spread over MPI ranks: every camera, then
+  // the observations of the points with point_rank[point] == rank only.
+  const std::vector<int>* point_rank = nullptr;
+  int rank = 0;
 };
 
 // One autodiff reprojection residual (2 values) per observation, on the

@@ -14,6 +14,12 @@
 #include <new>
 #include <string>
 
+#if CERES_SQRTBA_EXAMPLES_MPI
+#include <mpi.h>
+
+#include "ceres_sqrtba/distributed_solver.h"
+#endif
+
 #include "bal_problem.h"
 #include "bal_random.h"
 #include "build_problem.h"
@@ -171,6 +177,12 @@ constexpr char kProgram[] = "bundle_adjuster";
 
 // The one-line error of this program (cli_common.h).
 int Fail(const std::string& message) { return FailWithMessage(kProgram, message); }
+
+// Under mpirun (a build with ceres_sqrtba_mpi): this process's rank and the
+// number of ranks. Every rank reads the input and keeps its share of the
+// points; rank 0 prints and writes.
+int g_rank = 0;
+int g_ranks = 1;
 
 // Everything the flags say about the solver, checked.
 struct Setup {
@@ -460,6 +472,19 @@ int Run() {
   build_options.robustify = FLAGS_robustify;
   build_options.use_manifolds = FLAGS_use_manifolds;
   build_options.float_jacobians = FLAGS_float_jacobians;
+  // Spread over MPI ranks: each keeps the points of its share (contiguous,
+  // balanced by observations) and every camera.
+  std::vector<int> point_rank;
+  if (g_ranks > 1) {
+    if (covariance != CovarianceSelection::kNone) return Fail("--covariance cannot be used under mpirun");
+    std::vector<int> observations(bal.num_points(), 0);
+    for (int i = 0; i < bal.num_observations(); ++i) ++observations[bal.point_index()[i]];
+#if CERES_SQRTBA_EXAMPLES_MPI
+    point_rank = BalancedLandmarkShares(observations, g_ranks);
+#endif
+    build_options.point_rank = &point_rank;
+    build_options.rank = g_rank;
+  }
   if (!BuildProblem(build_options, &bal, &problem, &error)) return Fail(error);
 
   Solver::Options& options = setup.options;
@@ -478,14 +503,40 @@ int Run() {
   }
 
   std::unique_ptr<IterationCsvWriter> csv;
-  if (!FLAGS_csv.empty()) {
+  if (!FLAGS_csv.empty() && g_rank == 0) {
     csv = IterationCsvWriter::Create(FLAGS_csv, &error);
     if (csv == nullptr) return Fail(error);
     options.callbacks.push_back(csv.get());
   }
 
   Solver::Summary summary;
-  Solve(options, &problem, &summary);
+  if (g_ranks == 1) {
+    Solve(options, &problem, &summary);
+  } else {
+#if CERES_SQRTBA_EXAMPLES_MPI
+    std::vector<double*> cameras;
+    for (int c = 0; c < bal.num_cameras(); ++c) cameras.push_back(bal.mutable_camera(c));
+    DistributedStatistics statistics;
+    SolveDistributed(options, MPI_COMM_WORLD, cameras, &problem, &summary, &statistics);
+    // Every rank's points to every rank (each share is one range of points).
+    for (int r = 0, begin = 0; r < g_ranks; ++r) {
+      int end = begin;
+      while (end < bal.num_points() && point_rank[end] == r) ++end;
+      if (end > begin) {
+        MPI_Bcast(bal.mutable_point(begin), 3 * (end - begin), MPI_DOUBLE, r, MPI_COMM_WORLD);
+      }
+      begin = end;
+    }
+    if (g_rank == 0) {
+      std::printf("Ranks: %d; rank 0 sent %lld bytes over %d iterations\n", g_ranks,
+                  static_cast<long long>(statistics.bytes_sent), static_cast<int>(summary.iterations.size()));
+    }
+#endif
+  }
+  if (g_rank != 0) {
+    // Rank 0 reports and writes; the others only say whether they failed.
+    return summary.termination_type == ceres::FAILURE ? 1 : 0;
+  }
   std::cout << summary.FullReport() << "\n";
   std::cout.flush();
 
@@ -554,6 +605,16 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   google::InitGoogleLogging(argv[0]);
+#if CERES_SQRTBA_EXAMPLES_MPI
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &ceres_sqrtba::examples::g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ceres_sqrtba::examples::g_ranks);
+  const int status = ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, argc, argv,
+                                                           ceres_sqrtba::examples::Run);
+  MPI_Finalize();
+  return status;
+#else
   return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, argc, argv,
                                                 ceres_sqrtba::examples::Run);
+#endif
 }
