@@ -1,6 +1,8 @@
 #include "ceres_sqrtba/distributed_solver.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <exception>
 #include <string>
 
 #include "ceres_sqrtba/internal/distributed/mpi_process_group.h"
@@ -24,6 +26,9 @@ void SolveDistributed(const Solver::Options& options, MPI_Comm communicator,
   if (problem == nullptr) {
     error = "ceres_sqrtba::SolveDistributed was called with a null problem.";
   } else if (!internal::ValidateSqrtOptionValues(rank_options, &error)) {
+  } else if (rank_options.minimizer_type != ceres::TRUST_REGION) {
+    error = "Invalid configuration. A solve spread over processes needs Solver::Options::minimizer_type = "
+            "TRUST_REGION.";
   } else if (rank_options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
     error = "Invalid configuration. A solve spread over processes needs "
             "Solver::Options::sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR.";
@@ -38,7 +43,17 @@ void SolveDistributed(const Solver::Options& options, MPI_Comm communicator,
     if (statistics != nullptr) statistics->bytes_sent = processes.bytes_sent();
     return;
   }
-  internal::SolveSquareRoot(rank_options, problem, summary, &processes, &camera_blocks);
+  try {
+    internal::SolveSquareRoot(rank_options, problem, summary, &processes, &camera_blocks);
+  } catch (const std::exception& e) {
+    // Memory that ran out on this process after every check passed: the
+    // others wait in a collective step that this one will not reach, so the
+    // whole job ends, with the reason.
+    std::fprintf(stderr, "ceres_sqrtba::SolveDistributed: rank %d: out of memory (%s); aborting every rank.\n",
+                 processes.rank(), e.what());
+    std::fflush(stderr);
+    MPI_Abort(communicator, 1);
+  }
   if (statistics != nullptr) statistics->bytes_sent = processes.bytes_sent();
 }
 
@@ -52,6 +67,10 @@ std::vector<int> BalancedLandmarkShares(const std::vector<int>& observations, in
   }
   std::vector<double> prefix(n + 1, 0.0);  // observations before landmark i
   for (int i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + std::max(0, observations[i]);
+  if (prefix[n] <= 0.0) {
+    // No observations to balance: balance the landmarks' count.
+    return BalancedLandmarkShares(std::vector<int>(n, 1), num_ranks);
+  }
   const double total = prefix[n];
   // Rank k starts at the first landmark whose middle lies at or past k/N of
   // the observations, kept at least one landmark after rank k-1's start and

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ceres/ceres.h"
+#include "ceres/normal_prior.h"
 #include "ceres_sqrtba/distributed_solver.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
@@ -237,6 +238,71 @@ TEST_F(DistributedSolver, ACostFunctionFailingOnOneRankFailsEveryRank) {
   EXPECT_NE(summary.message.find("(rank " + std::to_string(failing_rank) + ")"), std::string::npos)
       << summary.message;
   EXPECT_LT(MPI_Wtime() - start, 10.0);
+}
+
+// A bound on a landmark of the last rank only: every rank searches along
+// the step as the one-process solve does (a bounded problem).
+TEST_F(DistributedSolver, ABoundedLandmarkOnOneRank) {
+  int bounded = -1;
+  for (size_t p = 0; p < ba_.points.size(); ++p) {
+    if (share_[p] == Size() - 1) bounded = static_cast<int>(p);
+  }
+  ASSERT_GE(bounded, 0);
+  const Solver::Options options = Options(DOUBLE_PRECISION);
+  Solved one{Build(ba_, nullptr, 0), {}};
+  one.built.problem->SetParameterUpperBound(one.built.ba.points[bounded].data(), 0,
+                                           ba_.points[bounded][0] + 1e-3);
+  Solve(options, one.built.problem.get(), &one.summary);
+  Solved spread{Build(ba_, &share_, Rank()), {}};
+  if (Rank() == Size() - 1) {
+    spread.built.problem->SetParameterUpperBound(spread.built.ba.points[bounded].data(), 0,
+                                                ba_.points[bounded][0] + 1e-3);
+  }
+  SolveDistributed(options, MPI_COMM_WORLD, spread.built.cameras, spread.built.problem.get(), &spread.summary);
+  EXPECT_TRUE(spread.summary.is_constrained);
+  ExpectSameIterations(spread.summary, one.summary, 1e-10, 1e-8);
+}
+
+// A user callback that ends the solve on one rank ends it on all.
+class StopAt : public ceres::IterationCallback {
+ public:
+  explicit StopAt(int iteration) : iteration_(iteration) {}
+  ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
+    return s.iteration >= iteration_ ? ceres::SOLVER_TERMINATE_SUCCESSFULLY : ceres::SOLVER_CONTINUE;
+  }
+
+ private:
+  int iteration_;
+};
+
+TEST_F(DistributedSolver, ACallbackEndingTheSolveOnOneRankEndsItOnAll) {
+  Solver::Options options = Options(DOUBLE_PRECISION);
+  StopAt stop(3);
+  if (Rank() == Size() - 1) options.callbacks.push_back(&stop);
+  const Solved spread = Distributed(ba_, options, share_);
+  EXPECT_EQ(spread.summary.termination_type, ceres::USER_SUCCESS) << spread.summary.message;
+  EXPECT_EQ(spread.summary.iterations.size(), 4u);
+}
+
+// A rank that holds the cameras and a residual block on constant blocks
+// alone (a prior on a fixed camera): its fixed cost counts, it holds no group.
+TEST_F(DistributedSolver, ARankWithOnlyAFixedResidualBlock) {
+  if (Size() < 2) GTEST_SKIP() << "needs two ranks";
+  std::vector<int> share(ba_.points.size(), 0);
+  std::vector<int> first = BalancedLandmarkShares(ObservationsPerPoint(ba_), Size() - 1);
+  share = first;
+  Solved spread{Build(ba_, &share, Rank()), {}};
+  double fixed[1] = {3.0};
+  if (Rank() == Size() - 1) {
+    Eigen::Matrix<double, 1, 1> a = Eigen::Matrix<double, 1, 1>::Ones();
+    Eigen::Matrix<double, 1, 1> b = Eigen::Matrix<double, 1, 1>::Zero();
+    spread.built.problem->AddResidualBlock(new ceres::NormalPrior(a, b), nullptr, fixed);
+    spread.built.problem->SetParameterBlockConstant(fixed);
+  }
+  SolveDistributed(Options(DOUBLE_PRECISION), MPI_COMM_WORLD, spread.built.cameras, spread.built.problem.get(),
+                   &spread.summary);
+  ASSERT_NE(spread.summary.termination_type, ceres::FAILURE) << spread.summary.message;
+  EXPECT_EQ(spread.summary.fixed_cost, 4.5);  // 0.5 * 3^2, summed over ranks
 }
 
 TEST(DistributedSolverOptions, OtherSolversAreRefusedOnEveryRank) {

@@ -225,7 +225,9 @@ bool Evaluator::EvaluateFixedCost(double* cost) {
     return true;
   }
   if (notifier_ != nullptr) notifier_->PrepareForFixedCost();
-  Scratch& sc = scratch_.front();
+  // A process of a solve spread over several may hold no group (no chunk).
+  Scratch own;
+  Scratch& sc = scratch_.empty() ? own : scratch_.front();
   std::vector<double> residuals;
   for (size_t k = 0; k < s_.fixed_residual_blocks.size(); ++k) {
     const FixedResidualBlock& fixed = s_.fixed_residual_blocks[k];

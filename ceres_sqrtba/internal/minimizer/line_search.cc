@@ -110,9 +110,10 @@ void ProjectedLineSearch::Search(const ArmijoOptions& options, const Eigen::Vect
     sample->gradient_is_valid = std::isfinite(sample->gradient);
   };
   constexpr Reductions::Space kTangent = Reductions::Space::kTangent;
-  const LineSearchOutcome out =
-      ArmijoSearch(options, cost, reductions_->Dot(kTangent, gradient, *delta),
-                   reductions_->MaxNorm(kTangent, *delta), trial);
+  // Two sums over processes: in this order on every process.
+  const double directional_derivative = reductions_->Dot(kTangent, gradient, *delta);
+  const double direction_max_norm = reductions_->MaxNorm(kTangent, *delta);
+  const LineSearchOutcome out = ArmijoSearch(options, cost, directional_derivative, direction_max_norm, trial);
   summary->num_line_search_steps += out.num_iterations;
   summary->line_search_polynomial_minimization_time_in_seconds += out.polynomial_minimization_time;
   summary->line_search_total_time_in_seconds += out.total_time;

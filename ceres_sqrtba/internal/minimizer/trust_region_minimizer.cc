@@ -45,7 +45,8 @@ TrustRegionMinimizer::TrustRegionMinimizer(const MinimizerContext& context,
   difference_.resize(n);
   scaled_gradient_.resize(m);
   gradient_.resize(m);
-  if (ctx_.jacobians_at_candidates && !s.is_constrained) candidate_gradient_.resize(m);
+  jacobians_at_candidates_ = ctx_.jacobians_at_candidates && !s.is_constrained;
+  if (jacobians_at_candidates_) candidate_gradient_.resize(m);
   negative_gradient_.resize(m);
   y_.resize(m);
   delta_.resize(m);
@@ -338,7 +339,10 @@ bool TrustRegionMinimizer::FinalizeIterationAndCheckIfMinimizerCanContinue() {
 
   if (!RunCallbacks()) return false;
   std::string* message = &summary_->message;
-  if (MaxSolverTimeMet(WallTimeInSeconds() - ctx_.start_time, o_.max_solver_time_in_seconds,
+  double elapsed = WallTimeInSeconds() - ctx_.start_time;
+  // The slowest process's clock decides for all of them.
+  if (ctx_.processes != nullptr) elapsed = ctx_.processes->Max(elapsed);
+  if (MaxSolverTimeMet(elapsed, o_.max_solver_time_in_seconds,
                        message) ||
       MaxIterationsMet(it_.iteration, o_.max_num_iterations, message)) {
     summary_->termination_type = ceres::NO_CONVERGENCE;
@@ -357,6 +361,15 @@ bool TrustRegionMinimizer::RunCallbacks() {
   ceres::CallbackReturnType status = ceres::SOLVER_CONTINUE;
   for (size_t i = 0; i < ctx_.callbacks.size() && status == ceres::SOLVER_CONTINUE; ++i) {
     status = (*ctx_.callbacks[i])(it_);
+  }
+  if (ctx_.processes != nullptr) {
+    // Every process ends where one's callbacks end it: abort before
+    // terminate before continue.
+    const double code = status == ceres::SOLVER_ABORT ? 2.0 : status == ceres::SOLVER_TERMINATE_SUCCESSFULLY ? 1.0 : 0.0;
+    const double agreed = ctx_.processes->Max(code);
+    status = agreed >= 2.0 ? ceres::SOLVER_ABORT
+             : agreed >= 1.0 ? ceres::SOLVER_TERMINATE_SUCCESSFULLY
+                             : ceres::SOLVER_CONTINUE;
   }
   switch (status) {
     case ceres::SOLVER_CONTINUE:
@@ -521,7 +534,7 @@ void TrustRegionMinimizer::ComputeCandidatePointAndEvaluateCost() {
   }
   const double t0 = WallTimeInSeconds();
   bool ok;
-  if (candidate_gradient_.size() > 0 && !inner_iterations_enabled_ &&
+  if (jacobians_at_candidates_ && !inner_iterations_enabled_ &&
       consecutive_accepted_steps_ >= accepted_steps_before_jacobians_) {
     // The solver's Jacobian is overwritten from here on, whatever happens.
     jacobian_is_stale_ = true;

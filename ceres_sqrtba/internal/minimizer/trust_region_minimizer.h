@@ -228,6 +228,7 @@ class TrustRegionMinimizer {
   Vector difference_;       // ambient: x_ - candidate_x_ or x_ - projected_
   Vector scaled_gradient_;  // scale_ .* gradient_ (J^T r of the scaled Jacobian)
   Vector candidate_gradient_;  // empty unless Jacobians at candidates are on
+  bool jacobians_at_candidates_ = false;
   int consecutive_accepted_steps_ = 0;
   int accepted_steps_before_jacobians_ = 1;
   bool jacobian_tried_at_candidate_ = false;  // the last candidate's pass wrote a Jacobian

@@ -3,7 +3,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include <typeinfo>
+
 #include "ceres_sqrtba/internal/solve/options_validation.h"
+#include "ceres_sqrtba/internal/solve/square_root_solve.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -32,6 +35,9 @@ uint64_t CamerasAndOptions(const ProblemStructure& s, const Solver::Options& o) 
     f.Add(pb.size);
     f.Add(pb.tangent_size);
     f.Add(pb.manifold != nullptr);
+    if (pb.manifold != nullptr) {
+      for (const char* c = typeid(*pb.manifold).name(); *c != '\0'; ++c) f.Add(*c);
+    }
     for (int k = 0; k < pb.size; ++k) f.Add(pb.user_values[k]);
     f.Add(pb.bounds_offset >= 0);
     if (pb.bounds_offset >= 0) {
@@ -42,6 +48,32 @@ uint64_t CamerasAndOptions(const ProblemStructure& s, const Solver::Options& o) 
     }
   }
   // The options every decision of the solve depends on.
+  const MinimizerOptions m = MinimizerOptionsOf(o);
+  f.Add(m.max_num_iterations);
+  f.Add(m.max_solver_time_in_seconds);
+  f.Add(m.function_tolerance);
+  f.Add(m.gradient_tolerance);
+  f.Add(m.parameter_tolerance);
+  f.Add(m.min_trust_region_radius);
+  f.Add(m.max_num_consecutive_invalid_steps);
+  f.Add(m.min_relative_decrease);
+  f.Add(m.max_consecutive_nonmonotonic_steps);
+  f.Add(m.eta);
+  f.Add(m.jacobi_scaling);
+  f.Add(m.levenberg_marquardt.initial_radius);
+  f.Add(m.levenberg_marquardt.max_radius);
+  f.Add(m.levenberg_marquardt.min_diagonal);
+  f.Add(m.levenberg_marquardt.max_diagonal);
+  f.Add(m.line_search.interpolation_type);
+  f.Add(m.line_search.sufficient_decrease);
+  f.Add(m.line_search.max_step_contraction);
+  f.Add(m.line_search.min_step_contraction);
+  f.Add(m.line_search.min_step_size);
+  f.Add(m.line_search.max_num_iterations);
+  f.Add(o.minimizer_type);
+  f.Add(o.trust_region_strategy_type);
+  f.Add(o.use_inner_iterations);
+  f.Add(o.use_explicit_reduced_rows);
   f.Add(o.precision);
   f.Add(o.sqrt_linear_solver_type);
   f.Add(o.preconditioner_type);

@@ -156,7 +156,16 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   structure_options.camera_blocks = camera_blocks;
   StructureStatus status =
       BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error, &context, structure_options);
-  if (processes != nullptr) status = DistributedStructure(status, options, *processes, s, &error);
+  if (processes != nullptr) {
+    // Every process has the same answer and message from here.
+    status = DistributedStructure(status, options, *processes, s, &error);
+    if (status != StructureStatus::kOk) {
+      RecordProblemSizes(*problem, summary);
+      return fail(error);
+    }
+    // A bounded landmark on one process makes the loop search on all.
+    s.is_constrained = processes->Max(s.is_constrained ? 1.0 : 0.0) > 0.0;
+  }
   switch (status) {
     case StructureStatus::kOk:
       error.clear();
@@ -181,7 +190,8 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   // without landmarks has gone to ceres::Solve, which can.
   const std::string unsupported =
       processes != nullptr ? UnsupportedDistributedOption(options) : UnsupportedSqrtOption(options);
-  if (!unsupported.empty()) return fail("Invalid configuration. " + unsupported);
+  error = unsupported.empty() ? std::string() : "Invalid configuration. " + unsupported;
+  if (!agree()) return fail(error);
 
   // Memory: checked before the landmark storage is allocated.
   LinearSolverFactory factory(s, LinearSolverOptionsOf(options));
@@ -252,6 +262,10 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   mctx.start_time = start_time;
   mctx.is_silent = options.logging_type == ceres::SILENT;
   mctx.jacobians_at_candidates = options.jacobians_at_candidates && !notifier.KnownToHaveCallback();
+  if (processes != nullptr) {
+    // An evaluation callback on one process turns them off on all.
+    mctx.jacobians_at_candidates = processes->Max(mctx.jacobians_at_candidates ? 0.0 : 1.0) == 0.0;
+  }
   mctx.inner_iterations = inner_iterations.get();
   mctx.processes = processes;
   std::unique_ptr<ProcessReductions> reductions;
@@ -338,12 +352,14 @@ void SolveSquareRoot(const Solver::Options& options, ceres::Problem* problem, So
   try {
     Run(options, problem, start_time, summary, processes, camera_blocks);
   } catch (const AllocationFailure& e) {
+    if (processes != nullptr) throw;  // SolveDistributed ends every process
     RecordFailure(options,
                   std::string("Out of memory: ") + e.what() +
                       " for the linear solver's storage. Reduce Solver::Options::memory_limit_in_bytes to what the "
                       "machine can give, or use single precision.",
                   start_time, summary);
   } catch (const std::bad_alloc&) {
+    if (processes != nullptr) throw;
     RecordFailure(options, "Out of memory (std::bad_alloc) during the solve.", start_time, summary);
   }
 }
