@@ -481,9 +481,13 @@ TEST(ValidateCeresOptions, MixedPrecisionSparseNeedsEigenSparse) {
     EXPECT_TRUE(ValidateCeresOptions(o, &error)) << error;
     o.sparse_linear_algebra_library_type = ceres::SUITE_SPARSE;
     EXPECT_FALSE(ValidateCeresOptions(o, &error));
+    // Ceres 2.2 refuses it itself, with its own message.
     EXPECT_TRUE(
-        Contains(error, "Solver::Options::use_mixed_precision_solves = true with linear_solver_type = " +
-                            std::string(ceres::LinearSolverTypeToString(type))))
+        kCeres22 ? Contains(error, "use_mixed_precision_solves with " +
+                                       std::string(ceres::LinearSolverTypeToString(type)) +
+                                       " is not supported with sparse_linear_algebra_library_type = SUITE_SPARSE")
+                 : Contains(error, "Solver::Options::use_mixed_precision_solves = true with linear_solver_type = " +
+                                       std::string(ceres::LinearSolverTypeToString(type))))
         << error;
   }
   // Not a sparse Cholesky: accepted.
@@ -507,9 +511,11 @@ TEST(ValidateCeresOptions, CgnrPreconditioners) {
     o.preconditioner_type = p;
     std::string error;
     EXPECT_FALSE(ValidateCeresOptions(o, &error)) << ceres::PreconditionerTypeToString(p);
-    EXPECT_TRUE(Contains(error, std::string("Solver::Options::preconditioner_type = ") +
-                                    ceres::PreconditionerTypeToString(p) +
-                                    " cannot be used with linear_solver_type = CGNR"))
+    EXPECT_TRUE(kCeres22 ? Contains(error, std::string("Can't use CGNR with preconditioner_type = ") +
+                                               ceres::PreconditionerTypeToString(p))
+                         : Contains(error, std::string("Solver::Options::preconditioner_type = ") +
+                                               ceres::PreconditionerTypeToString(p) +
+                                               " cannot be used with linear_solver_type = CGNR"))
         << error;
   }
 }
@@ -533,10 +539,10 @@ TEST(ValidateCeresOptions, IterativeSchurWithSubset) {
   o.preconditioner_type = ceres::SUBSET;
   o.residual_blocks_for_subset_preconditioner.insert(id);
   EXPECT_FALSE(ValidateCeresOptions(o, &error));
-  EXPECT_TRUE(
-      Contains(error,
-               "Solver::Options::preconditioner_type = SUBSET cannot be used with linear_solver_type = "
-               "ITERATIVE_SCHUR"))
+  EXPECT_TRUE(kCeres22 ? Contains(error, "Can't use SUBSET preconditioner with ITERATIVE_SCHUR")
+                       : Contains(error,
+                                  "Solver::Options::preconditioner_type = SUBSET cannot be used with "
+                                  "linear_solver_type = ITERATIVE_SCHUR"))
       << error;
   // CGNR takes SUBSET.
   o.linear_solver_type = ceres::CGNR;
