@@ -29,7 +29,8 @@
 // one-process solve refuses, a rank whose share does not fit the others
 // (other cameras, other options), a cost function failing on one rank: every
 // rank fails with the same message, naming the rank where it began. The
-// summary's problem sizes are the rank's own.
+// summary's problem sizes are the whole problem's (the cameras counted once),
+// the same on every rank.
 #ifndef CERES_SQRTBA_DISTRIBUTED_SOLVER_H_
 #define CERES_SQRTBA_DISTRIBUTED_SOLVER_H_
 

@@ -134,6 +134,20 @@ TEST_F(DistributedSolver, DoublePrecisionFollowsTheOneProcessSolve) {
     const Solved one = OneProcess(ba_, options);
     const Solved distributed = Distributed(ba_, options, share_);
     ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
+    // The whole problem's sizes, on every rank.
+    const Solver::Summary& d = distributed.summary;
+    const Solver::Summary& o = one.summary;
+    EXPECT_EQ(d.num_parameter_blocks, o.num_parameter_blocks);
+    EXPECT_EQ(d.num_parameters, o.num_parameters);
+    EXPECT_EQ(d.num_effective_parameters, o.num_effective_parameters);
+    EXPECT_EQ(d.num_parameter_blocks_reduced, o.num_parameter_blocks_reduced);
+    EXPECT_EQ(d.num_parameters_reduced, o.num_parameters_reduced);
+    EXPECT_EQ(d.num_effective_parameters_reduced, o.num_effective_parameters_reduced);
+    EXPECT_EQ(d.num_residual_blocks, o.num_residual_blocks);
+    EXPECT_EQ(d.num_residuals, o.num_residuals);
+    EXPECT_EQ(d.num_residual_blocks_reduced, o.num_residual_blocks_reduced);
+    EXPECT_EQ(d.num_residuals_reduced, o.num_residuals_reduced);
+    EXPECT_EQ(d.num_residual_blocks, static_cast<int>(ba_.observations.size()));
     // The cameras, on every rank, and this rank's points.
     for (size_t c = 0; c < ba_.poses.size(); ++c) {
       for (int k = 0; k < 6; ++k) {

@@ -113,6 +113,43 @@ StructureStatus DistributedStructure(StructureStatus status, const Solver::Optio
   return StructureStatus::kOk;
 }
 
+void RecordDistributedSizes(const ProblemStructure& s, const std::vector<double*>& camera_blocks,
+                            const ProcessGroup& processes, Solver::Summary* summary) {
+  // The cameras' share of each size: the same on every process.
+  double cameras[6] = {static_cast<double>(camera_blocks.size()), 0.0, 0.0,
+                       static_cast<double>(s.cameras.size()), 0.0, static_cast<double>(s.num_camera_parameters)};
+  for (double* block : camera_blocks) {
+    const auto it = s.index_of.find(block);
+    if (it == s.index_of.end()) continue;
+    cameras[1] += s.parameter_blocks[it->second].size;
+    cameras[2] += s.parameter_blocks[it->second].tangent_size;
+  }
+  for (int c : s.cameras) cameras[4] += s.parameter_blocks[c].size;
+  double sizes[10] = {static_cast<double>(summary->num_parameter_blocks),
+                      static_cast<double>(summary->num_parameters),
+                      static_cast<double>(summary->num_effective_parameters),
+                      static_cast<double>(summary->num_parameter_blocks_reduced),
+                      static_cast<double>(summary->num_parameters_reduced),
+                      static_cast<double>(summary->num_effective_parameters_reduced),
+                      static_cast<double>(summary->num_residual_blocks),
+                      static_cast<double>(summary->num_residuals),
+                      static_cast<double>(summary->num_residual_blocks_reduced),
+                      static_cast<double>(summary->num_residuals_reduced)};
+  for (int k = 0; k < 6; ++k) sizes[k] -= cameras[k];
+  processes.Sum(sizes, 10);  // exact: integers far below 2^53
+  for (int k = 0; k < 6; ++k) sizes[k] += cameras[k];
+  summary->num_parameter_blocks = static_cast<int>(sizes[0]);
+  summary->num_parameters = static_cast<int>(sizes[1]);
+  summary->num_effective_parameters = static_cast<int>(sizes[2]);
+  summary->num_parameter_blocks_reduced = static_cast<int>(sizes[3]);
+  summary->num_parameters_reduced = static_cast<int>(sizes[4]);
+  summary->num_effective_parameters_reduced = static_cast<int>(sizes[5]);
+  summary->num_residual_blocks = static_cast<int>(sizes[6]);
+  summary->num_residuals = static_cast<int>(sizes[7]);
+  summary->num_residual_blocks_reduced = static_cast<int>(sizes[8]);
+  summary->num_residuals_reduced = static_cast<int>(sizes[9]);
+}
+
 std::string UnsupportedDistributedOption(const Solver::Options& options) {
   const std::string sqrt = UnsupportedSqrtOption(options);
   if (!sqrt.empty()) return sqrt;

@@ -16,6 +16,7 @@
 #define CERES_SQRTBA_INTERNAL_SOLVE_DISTRIBUTED_STRUCTURE_H_
 
 #include <string>
+#include <vector>
 
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/common/process_group.h"
@@ -31,6 +32,12 @@ namespace internal {
 StructureStatus DistributedStructure(StructureStatus status, const Solver::Options& options,
                                      const ProcessGroup& processes, const ProblemStructure& structure,
                                      std::string* error);
+
+// The summary's problem sizes (original and reduced) of the whole problem:
+// each process's sizes added over the processes, the cameras (which every
+// process holds) counted once. Every process must call it at the same point.
+void RecordDistributedSizes(const ProblemStructure& structure, const std::vector<double*>& camera_blocks,
+                            const ProcessGroup& processes, Solver::Summary* summary);
 
 // What the solve spread over processes does not implement, as
 // UnsupportedSqrtOption says it (empty: nothing).

@@ -70,6 +70,9 @@ TEST(DistributedStructure, OneProcessFollowsThePlainSolve) {
   SolveSquareRoot(Options(), &spread.problem, &spread_summary, &processes, &spread.cameras);
   ASSERT_NE(spread_summary.termination_type, ceres::FAILURE) << spread_summary.message;
   EXPECT_GT(processes.sums, 0);
+  EXPECT_EQ(spread_summary.num_parameter_blocks, plain_summary.num_parameter_blocks);
+  EXPECT_EQ(spread_summary.num_effective_parameters_reduced, plain_summary.num_effective_parameters_reduced);
+  EXPECT_EQ(spread_summary.num_residuals, plain_summary.num_residuals);
   ASSERT_EQ(spread_summary.iterations.size(), plain_summary.iterations.size());
   for (size_t i = 0; i < plain_summary.iterations.size(); ++i) {
     // Norms split in two parts and added: a few ulps, carried by the

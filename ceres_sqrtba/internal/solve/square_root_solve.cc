@@ -186,6 +186,9 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   }
   RecordProblemSizes(s, summary);
   RecordStructure(s, options.linear_solver_ordering.get(), summary);
+  if (processes != nullptr && camera_blocks != nullptr) {
+    RecordDistributedSizes(s, *camera_blocks, *processes, summary);
+  }
   // What only the square-root solvers cannot do is asked once a problem
   // without landmarks has gone to ceres::Solve, which can.
   const std::string unsupported =
