@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/distributed/mpi_process_group.h"
 #include "ceres_sqrtba/internal/solve/options_validation.h"
 #include "ceres_sqrtba/internal/solve/square_root_solve.h"
@@ -15,6 +16,7 @@ namespace ceres_sqrtba {
 void SolveDistributed(const Solver::Options& options, MPI_Comm communicator,
                       const std::vector<double*>& camera_blocks, ceres::Problem* problem, Solver::Summary* summary,
                       DistributedStatistics* statistics) {
+  const double start_time = internal::WallTimeInSeconds();
   internal::MpiProcessGroup processes(communicator);
   Solver::Options rank_options = options;
   if (processes.rank() != 0) {
@@ -35,11 +37,10 @@ void SolveDistributed(const Solver::Options& options, MPI_Comm communicator,
   } else {
     error.clear();
   }
-  int from = 0;
-  const std::string first = processes.FirstMessage(error, &from);
+  const std::string first = processes.FirstError(error);
   if (!first.empty()) {
     *summary = Solver::Summary();
-    internal::RecordFailure(rank_options, "Rank " + std::to_string(from) + ": " + first, 0.0, summary);
+    internal::RecordFailure(rank_options, first, start_time, summary);
     if (statistics != nullptr) statistics->bytes_sent = processes.bytes_sent();
     return;
   }

@@ -49,6 +49,17 @@ class ProcessGroup {
   // True on every process when every process passed the same value (a
   // fingerprint: the processes hold the same cameras, the same options).
   virtual bool AllEqual(uint64_t value) const = 0;
+
+  // True on every process when one passed true.
+  bool Any(bool value) const { return Max(value ? 1.0 : 0.0) > 0.0; }
+
+  // Empty on every process when every error is empty; otherwise the first
+  // failing rank's error, as "Rank <r>: <error>".
+  std::string FirstError(const std::string& error) const {
+    int from = 0;
+    const std::string first = FirstMessage(error, &from);
+    return first.empty() ? first : "Rank " + std::to_string(from) + ": " + first;
+  }
 };
 
 }  // namespace internal

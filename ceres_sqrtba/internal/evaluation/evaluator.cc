@@ -608,10 +608,7 @@ bool Evaluator::Plus(const double* x, const double* delta, double* x_plus_delta)
     const double* upper = s_.upper_bounds.data() + pb.bounds_offset;
     for (int k = 0; k < pb.size; ++k) out[k] = std::min(std::max(out[k], lower[k]), upper[k]);
   }
-  if (context_->processes() != nullptr) {
-    int from = 0;
-    ok = context_->processes()->FirstMessage(ok ? "" : "Plus failed", &from).empty();
-  }
+  if (context_->processes() != nullptr) ok = !context_->processes()->Any(!ok);
   return ok;
 }
 

@@ -271,10 +271,7 @@ bool TrustRegionMinimizer::FinishJacobian() {
     solver_scaled_ = true;
   }
   bool out_of_range = solver->JacobianOutOfRange();
-  if (ctx_.processes != nullptr) {
-    int from = 0;
-    out_of_range = !ctx_.processes->FirstMessage(out_of_range ? "out of range" : "", &from).empty();
-  }
+  if (ctx_.processes != nullptr) out_of_range = ctx_.processes->Any(out_of_range);
   if (out_of_range) {
     if (precision_->current() == DOUBLE_PRECISION) {
       return EvaluationFailure(

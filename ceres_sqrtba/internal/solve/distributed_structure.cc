@@ -98,10 +98,9 @@ uint64_t CamerasAndOptions(const ProblemStructure& s, const Solver::Options& o) 
 StructureStatus DistributedStructure(StructureStatus status, const Solver::Options& options,
                                      const ProcessGroup& processes, const ProblemStructure& structure,
                                      std::string* error) {
-  int from = 0;
-  const std::string first = processes.FirstMessage(status == StructureStatus::kOk ? std::string() : *error, &from);
+  const std::string first = processes.FirstError(status == StructureStatus::kOk ? std::string() : *error);
   if (!first.empty()) {
-    *error = "Rank " + std::to_string(from) + ": " + first;
+    *error = first;
     return StructureStatus::kInvalid;
   }
   if (!processes.AllEqual(CamerasAndOptions(structure, options))) {

@@ -141,12 +141,8 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   // answer on every process, with the first failing rank's error (every
   // process calls this at the same points).
   auto agree = [&]() {
-    if (processes == nullptr) return error.empty();
-    int from = 0;
-    const std::string first = processes->FirstMessage(error, &from);
-    if (first.empty()) return true;
-    error = "Rank " + std::to_string(from) + ": " + first;
-    return false;
+    if (processes != nullptr) error = processes->FirstError(error);
+    return error.empty();
   };
 
   ParallelContext context(summary->num_threads_used);
@@ -164,7 +160,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
       return fail(error);
     }
     // A bounded landmark on one process makes the loop search on all.
-    s.is_constrained = processes->Max(s.is_constrained ? 1.0 : 0.0) > 0.0;
+    s.is_constrained = processes->Any(s.is_constrained);
   }
   switch (status) {
     case StructureStatus::kOk:
@@ -249,10 +245,8 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
         bool fits = budget.Fits(switched.Total(), Describe(switched, factory, /*for_switch=*/true), why);
         if (processes != nullptr) {
           // Every process switches, or none.
-          int from = 0;
-          const std::string first = processes->FirstMessage(fits ? std::string() : *why, &from);
-          fits = first.empty();
-          if (!fits) *why = "Rank " + std::to_string(from) + ": " + first;
+          *why = processes->FirstError(fits ? std::string() : *why);
+          fits = why->empty();
         }
         return fits;
       });
@@ -267,7 +261,7 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   mctx.jacobians_at_candidates = options.jacobians_at_candidates && !notifier.KnownToHaveCallback();
   if (processes != nullptr) {
     // An evaluation callback on one process turns them off on all.
-    mctx.jacobians_at_candidates = processes->Max(mctx.jacobians_at_candidates ? 0.0 : 1.0) == 0.0;
+    mctx.jacobians_at_candidates = !processes->Any(!mctx.jacobians_at_candidates);
   }
   mctx.inner_iterations = inner_iterations.get();
   mctx.processes = processes;
