@@ -6,7 +6,6 @@
 #define CERES_SQRTBA_TESTS_LINEAR_SOLVER_FIXTURE_H_
 
 #include <Eigen/Core>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -17,6 +16,7 @@
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "dense_jacobian_writer.h"
 #include "gtest/gtest.h"
 #include "rounding_jitter.h"
 #include "test_problems.h"
@@ -24,43 +24,6 @@
 namespace ceres_sqrtba {
 namespace testing {
 
-// Collects the evaluated Jacobian densely, in the structure's tangent layout.
-class DenseWriter : public internal::JacobianWriter {
- public:
-  explicit DenseWriter(const internal::ProblemStructure& s) : s_(s) {
-    j = Eigen::MatrixXd::Zero(s.num_residuals, s.num_effective_parameters);
-    r = Eigen::VectorXd::Zero(s.num_residuals);
-    int row = 0;
-    for (const internal::Group& g : s.groups) {
-      for (int k = g.residual_begin; k < g.residual_end; ++k) {
-        row_of_[s.group_residuals[k]] = row;
-        row += s.residual_blocks[s.group_residuals[k]].num_residuals;
-      }
-    }
-  }
-  void Write(int, int, int, int residual, const double* res,
-             const double* const* jac) override {
-    const internal::ResidualBlockInfo& rb = s_.residual_blocks[residual];
-    const int row = row_of_.at(residual);
-    for (int i = 0; i < rb.num_residuals; ++i) r[row + i] = res[i];
-    for (int b = 0; b < rb.num_parameter_blocks; ++b) {
-      if (jac[b] == nullptr) continue;
-      const internal::ParameterBlockInfo& pb =
-          s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + b]];
-      for (int i = 0; i < rb.num_residuals; ++i) {
-        for (int c = 0; c < pb.tangent_size; ++c) {
-          j(row + i, pb.tangent_offset + c) = jac[b][i * pb.tangent_size + c];
-        }
-      }
-    }
-  }
-  Eigen::MatrixXd j;
-  Eigen::VectorXd r;
-
- private:
-  const internal::ProblemStructure& s_;
-  std::map<int, int> row_of_;
-};
 
 // The block layout a solver is constructed with (SolverT::Layout).
 template <typename Layout>
@@ -92,7 +55,7 @@ struct LinearSolverFixture {
     evaluator = std::make_unique<internal::Evaluator>(s, partition, &context);
     solver = std::make_unique<SolverT>(s, *layout, partition, &context, solver_options);
     x = internal::StateFromUser(s);
-    DenseWriter dense(s);
+    DenseJacobianWriter dense(s);
     double cost;
     Eigen::VectorXd g(s.num_effective_parameters);
     EXPECT_TRUE(evaluator->EvaluateJacobian(x.data(), true, &cost, g.data(), &dense));

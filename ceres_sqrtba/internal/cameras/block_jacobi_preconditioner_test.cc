@@ -28,6 +28,7 @@
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "dense_jacobian_writer.h"
 #include "gtest/gtest.h"
 #include "rounding_jitter.h"
 #include "test_problems.h"
@@ -38,33 +39,6 @@ namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
 
-// The evaluated Jacobian, dense, rows in group order, tangent-layout columns.
-class DenseWriter : public JacobianWriter {
- public:
-  explicit DenseWriter(const ProblemStructure& s) : s_(s), group_row_(s.groups.size() + 1, 0) {
-    j = Eigen::MatrixXd::Zero(s.num_residuals, s.num_effective_parameters);
-    for (size_t g = 0; g < s.groups.size(); ++g) group_row_[g + 1] = group_row_[g] + s.groups[g].num_rows;
-  }
-  void Write(int group, int, int row, int residual, const double*, const double* const* jac) override {
-    const ResidualBlockInfo& rb = s_.residual_blocks[residual];
-    for (int b = 0; b < rb.num_parameter_blocks; ++b) {
-      if (jac[b] == nullptr) continue;
-      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + b]];
-      for (int i = 0; i < rb.num_residuals; ++i) {
-        for (int c = 0; c < pb.tangent_size; ++c) {
-          j(group_row_[group] + row + i, pb.tangent_offset + c) = jac[b][i * pb.tangent_size + c];
-        }
-      }
-    }
-  }
-  int group_row(int g) const { return group_row_[g]; }
-  Eigen::MatrixXd j;
-
- private:
-  const ProblemStructure& s_;
-  std::vector<int> group_row_;
-};
-
 // A problem, its dense Jacobian, a diagonal D and the dense references.
 struct DampedProblem {
   explicit DampedProblem(const testing::RandomProblemConfig& config) : problem(testing::MakeRandomProblem(config)) {
@@ -73,7 +47,7 @@ struct DampedProblem {
     partition = WorkPartition(static_cast<int>(s.groups.size()), {}, 8, 1);
     ParallelContext context(1);
     Evaluator evaluator(s, partition, &context);
-    dense = std::make_unique<DenseWriter>(s);
+    dense = std::make_unique<testing::DenseJacobianWriter>(s);
     const std::vector<double> x = StateFromUser(s);
     std::vector<double> gradient(s.num_effective_parameters);
     double cost;
@@ -156,7 +130,7 @@ struct DampedProblem {
   testing::RandomProblem problem;
   ProblemStructure s;
   WorkPartition partition;
-  std::unique_ptr<DenseWriter> dense;
+  std::unique_ptr<testing::DenseJacobianWriter> dense;
   Eigen::VectorXd d;
   Eigen::MatrixXd h, schur;
   std::vector<double> pose_damping_squared;

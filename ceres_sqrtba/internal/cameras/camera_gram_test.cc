@@ -19,6 +19,7 @@
 #include "ceres_sqrtba/internal/evaluation/evaluator.h"
 #include "ceres_sqrtba/internal/evaluation/jacobian_writer.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "dense_jacobian_writer.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
 
@@ -26,39 +27,11 @@ namespace ceres_sqrtba {
 namespace internal {
 namespace {
 
-// The evaluated Jacobian, dense, rows in group order (each group's residual
-// blocks in order), columns in the tangent layout.
-class DenseWriter : public JacobianWriter {
- public:
-  explicit DenseWriter(const ProblemStructure& s) : s_(s), group_row_(s.groups.size() + 1, 0) {
-    j = Eigen::MatrixXd::Zero(s.num_residuals, s.num_effective_parameters);
-    for (size_t g = 0; g < s.groups.size(); ++g) group_row_[g + 1] = group_row_[g] + s.groups[g].num_rows;
-  }
-  void Write(int group, int, int row, int residual, const double*, const double* const* jac) override {
-    const ResidualBlockInfo& rb = s_.residual_blocks[residual];
-    for (int b = 0; b < rb.num_parameter_blocks; ++b) {
-      if (jac[b] == nullptr) continue;
-      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + b]];
-      for (int i = 0; i < rb.num_residuals; ++i) {
-        for (int c = 0; c < pb.tangent_size; ++c) {
-          j(group_row_[group] + row + i, pb.tangent_offset + c) = jac[b][i * pb.tangent_size + c];
-        }
-      }
-    }
-  }
-  int group_row(int g) const { return group_row_[g]; }
-  Eigen::MatrixXd j;
-
- private:
-  const ProblemStructure& s_;
-  std::vector<int> group_row_;
-};
-
 struct GramProblem {
   testing::RandomProblem problem;
   ProblemStructure s;
   WorkPartition partition;
-  std::unique_ptr<DenseWriter> dense;
+  std::unique_ptr<testing::DenseJacobianWriter> dense;
 };
 
 void Build(const testing::RandomProblemConfig& config, GramProblem* out) {
@@ -70,7 +43,7 @@ void Build(const testing::RandomProblemConfig& config, GramProblem* out) {
   ASSERT_GT(out->partition.num_chunks(), 2);
   ParallelContext context(1);
   Evaluator evaluator(out->s, out->partition, &context);
-  out->dense = std::make_unique<DenseWriter>(out->s);
+  out->dense = std::make_unique<testing::DenseJacobianWriter>(out->s);
   const std::vector<double> x = StateFromUser(out->s);
   std::vector<double> gradient(out->s.num_effective_parameters);
   double cost;
@@ -103,7 +76,7 @@ std::vector<testing::RandomProblemConfig> Configs() {
 // Counts calls whose column is not the camera's column in its group.
 struct AddDenseLower {
   const ProblemStructure& s;
-  const DenseWriter& dense;
+  const testing::DenseJacobianWriter& dense;
   std::atomic<int>* wrong_columns;
   void operator()(int g, int e, int column, int n, double* acc) const {
     const Group& group = s.groups[g];

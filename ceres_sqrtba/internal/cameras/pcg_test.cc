@@ -7,30 +7,13 @@
 #include <limits>
 #include <random>
 
+#include "dense_operator.h"
 #include "gtest/gtest.h"
 #include "rounding_jitter.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
-
-// y = A x with a dense A; counts its products.
-template <typename Scalar>
-class DenseOperator : public LinearOperator<Scalar> {
- public:
-  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
-  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-  explicit DenseOperator(Matrix a) : a_(std::move(a)) {}
-  int num_rows() const override { return static_cast<int>(a_.rows()); }
-  void Multiply(const Scalar* x, Scalar* y) override {
-    ++calls;
-    Eigen::Map<Vector>(y, a_.rows()) = a_ * Eigen::Map<const Vector>(x, a_.cols());
-  }
-  int calls = 0;
-
- private:
-  Matrix a_;
-};
 
 // A = Q diag(eigenvalues) Q^T with a random orthogonal Q: SPD with condition
 // number max/min of the eigenvalues, and no structure CG could exploit.
@@ -69,7 +52,7 @@ constexpr int kN = 30;
 LinearSolverSummary SolveDouble(const Eigen::MatrixXd& a, const Eigen::VectorXd& b,
                                 const PcgOptions& options, Eigen::VectorXd* x,
                                 LinearOperator<double>* preconditioner = nullptr) {
-  DenseOperator<double> op(a);
+  testing::DenseOperator<double> op(a);
   Pcg<double> pcg(kN);
   x->resize(kN);
   return pcg.Solve(&op, preconditioner, b.data(), x->data(), options);
@@ -134,7 +117,7 @@ TEST(Pcg, TinyEtaSolvesToRoundingLevel) {
 }
 
 TEST(Pcg, ZeroRightHandSideIsSuccessWithoutIterations) {
-  DenseOperator<double> op(RandomSpd(Spectrum(kN, 10), 5));
+  testing::DenseOperator<double> op(RandomSpd(Spectrum(kN, 10), 5));
   Pcg<double> pcg(kN);
   const Eigen::VectorXd b = Eigen::VectorXd::Zero(kN);
   Eigen::VectorXd x = Eigen::VectorXd::Constant(kN, 7.0);  // must be overwritten
@@ -149,7 +132,7 @@ TEST(Pcg, ZeroRightHandSideIsSuccessWithoutIterations) {
 TEST(Pcg, NonFiniteRightHandSideIsFailure) {
   for (double bad : {std::numeric_limits<double>::quiet_NaN(),
                      std::numeric_limits<double>::infinity()}) {
-    DenseOperator<double> op(RandomSpd(Spectrum(kN, 10), 6));
+    testing::DenseOperator<double> op(RandomSpd(Spectrum(kN, 10), 6));
     Pcg<double> pcg(kN);
     Eigen::VectorXd b = RandomVector(kN, 7);
     b[3] = bad;
@@ -213,7 +196,7 @@ TEST(Pcg, ExactInversePreconditionerConvergesInOneIteration) {
   // test: |r_1| is rounding-level (kappa * eps ~ 1e-12), far below 1e-8 |b|.
   PcgOptions options;
   options.r_tolerance = 1e-8;
-  DenseOperator<double> inverse(a.inverse());
+  testing::DenseOperator<double> inverse(a.inverse());
   Eigen::VectorXd x;
   const LinearSolverSummary s = SolveDouble(a, b, options, &x, &inverse);
   EXPECT_EQ(s.termination, LinearSolverTermination::kSuccess) << s.message;
@@ -232,7 +215,7 @@ TEST(Pcg, FloatAgreesWithDoubleToFloatAccuracy) {
   options.max_num_iterations = 200;
   Eigen::VectorXd xd;
   SolveDouble(a, b, options, &xd);
-  DenseOperator<float> op(a.cast<float>());
+  testing::DenseOperator<float> op(a.cast<float>());
   Pcg<float> pcg(kN);
   const Eigen::VectorXf bf = b.cast<float>();
   Eigen::VectorXf xf(kN);
@@ -256,7 +239,7 @@ TEST(Pcg, InnerProductsAccumulateInDouble) {
   const int n = 1001;
   Eigen::VectorXf diagonal = Eigen::VectorXf::Constant(n, 2.0f);
   diagonal[0] = 1.0f;
-  DenseOperator<float> op(Eigen::MatrixXf(diagonal.asDiagonal()));
+  testing::DenseOperator<float> op(Eigen::MatrixXf(diagonal.asDiagonal()));
   Eigen::VectorXf b = Eigen::VectorXf::Ones(n);
   b[0] = 4096.0f;
   PcgOptions options;

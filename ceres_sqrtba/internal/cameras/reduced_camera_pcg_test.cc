@@ -19,6 +19,7 @@
 #include "ceres_sqrtba/internal/cameras/linear_operator.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
+#include "dense_operator.h"
 #include "gtest/gtest.h"
 #include "rounding_jitter.h"
 #include "test_problems.h"
@@ -26,24 +27,6 @@
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
-
-// y = A x with a dense A; counts its products.
-template <typename Scalar>
-class DenseOperator : public LinearOperator<Scalar> {
- public:
-  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
-  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-  explicit DenseOperator(const Eigen::MatrixXd& a) : a_(a.cast<Scalar>()) {}
-  int num_rows() const override { return static_cast<int>(a_.rows()); }
-  void Multiply(const Scalar* x, Scalar* y) override {
-    ++calls;
-    Eigen::Map<Vector>(y, a_.rows()) = a_ * Eigen::Map<const Vector>(x, a_.cols());
-  }
-  int calls = 0;
-
- private:
-  Matrix a_;
-};
 
 // A delegating operator that counts its calls.
 template <typename Scalar>
@@ -198,7 +181,7 @@ DampedSolve SolveDamped(const CameraProblem& p, ceres::PreconditionerType type, 
   ReducedCameraPcg<double> pcg(p.s, p.partition, type);
   pcg.SetPoseDamping(d.data());
   const Eigen::Map<const Eigen::VectorXd> dsq(pcg.damping_squared(), p.n());
-  DenseOperator<double> system(Eigen::MatrixXd(a + Eigen::MatrixXd(dsq.asDiagonal())));
+  testing::DenseOperator<double> system(Eigen::MatrixXd(a + Eigen::MatrixXd(dsq.asDiagonal())));
   if (pcg.preconditioner() != nullptr) FillBlocks(p, a, pcg.damping_squared_double(), pcg.preconditioner(), &context);
   Eigen::Map<Eigen::VectorXd>(pcg.rhs().data(), p.n()) = b;
   DampedSolve out;
@@ -310,7 +293,7 @@ TEST(ReducedCameraPcg, SetPreconditionerReplacesTheOwnedOne) {
   Counting<double> counting(&blocks);
   pcg.SetPreconditioner(&counting);
   const Eigen::Map<const Eigen::VectorXd> dsq(pcg.damping_squared(), p.n());
-  DenseOperator<double> system(Eigen::MatrixXd(a + Eigen::MatrixXd(dsq.asDiagonal())));
+  testing::DenseOperator<double> system(Eigen::MatrixXd(a + Eigen::MatrixXd(dsq.asDiagonal())));
   Eigen::Map<Eigen::VectorXd>(pcg.rhs().data(), p.n()) = b;
   Eigen::VectorXd y(p.n());
   LinearSolverSummary summary;
@@ -330,7 +313,7 @@ TEST(ReducedCameraPcg, FloatSolvesToFloatAccuracy) {
   pcg.SetPoseDamping(d.data());
   const Eigen::VectorXd dsq = Eigen::Map<const Eigen::VectorXf>(pcg.damping_squared(), p.n()).cast<double>();
   const Eigen::MatrixXd damped = a + Eigen::MatrixXd(dsq.asDiagonal());
-  DenseOperator<float> system(damped);
+  testing::DenseOperator<float> system(damped);
   FillBlocks(p, a, pcg.damping_squared_double(), pcg.preconditioner(), &context);
   Eigen::Map<Eigen::VectorXf>(pcg.rhs().data(), p.n()) = b.cast<float>();
   IterativeSchurOptions options;

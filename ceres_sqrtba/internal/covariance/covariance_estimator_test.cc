@@ -32,6 +32,7 @@
 #include "Eigen/Dense"
 #include "ceres/ceres.h"
 #include "gtest/gtest.h"
+#include "linear_cost_function.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -42,33 +43,10 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 
 constexpr double kTolerance = 1e-8;
 
+// The cost functions fail once the first parameter's first value exceeds this.
+constexpr double kFailAbove = 100.0;
+
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// r = sum_i A_i x_i + b with fixed A_i, b; returns false when the first
-// parameter's first value exceeds 100 (a cost function that fails there).
-class LinearCost : public ceres::CostFunction {
- public:
-  LinearCost(std::vector<Matrix> a, Eigen::VectorXd b) : a_(std::move(a)), b_(std::move(b)) {
-    set_num_residuals(static_cast<int>(b_.size()));
-    for (const Matrix& ai : a_) mutable_parameter_block_sizes()->push_back(static_cast<int>(ai.cols()));
-  }
-  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
-    if (parameters[0][0] > 100.0) return false;
-    Eigen::Map<Eigen::VectorXd> r(residuals, num_residuals());
-    r = b_;
-    for (size_t i = 0; i < a_.size(); ++i) {
-      r += a_[i] * Eigen::Map<const Eigen::VectorXd>(parameters[i], a_[i].cols());
-      if (jacobians != nullptr && jacobians[i] != nullptr) {
-        Eigen::Map<RowMatrix>(jacobians[i], a_[i].rows(), a_[i].cols()) = a_[i];
-      }
-    }
-    return true;
-  }
-
- private:
-  std::vector<Matrix> a_;
-  Eigen::VectorXd b_;
-};
 
 enum class Gauge {
   kNone,         // random A_c c + A_l l + b: full rank
@@ -100,8 +78,8 @@ struct Scene {
           Matrix a_camera = Random(4, camera_size), a_point = Random(4, 3);
           if (gauge == Gauge::kScaled) a_camera = -a_point * Eigen::Vector3d(2.0, 1.0, 0.5).asDiagonal();
           if (gauge == Gauge::kTranslation) a_camera = -a_point;
-          ids.push_back(problem->AddResidualBlock(new LinearCost({a_camera, a_point}, Random(4, 1)), loss,
-                                                  cameras[c + side].data(), points.back().data()));
+          auto* cost = new testing::LinearCostFunction({a_camera, a_point}, Random(4, 1), kFailAbove);
+          ids.push_back(problem->AddResidualBlock(cost, loss, cameras[c + side].data(), points.back().data()));
         }
       }
     }
@@ -117,7 +95,8 @@ struct Scene {
     points.push_back({0.5, 0.5, 0.5});
     const int camera_size = static_cast<int>(cameras[c].size());
     ids.push_back(problem->AddResidualBlock(
-        new LinearCost({scale * Random(rows, camera_size), scale * Random(rows, 3)}, Random(rows, 1)),
+        new testing::LinearCostFunction({scale * Random(rows, camera_size), scale * Random(rows, 3)}, Random(rows, 1),
+                                        kFailAbove),
         nullptr, cameras[c].data(), points.back().data()));
     return ids.back();
   }

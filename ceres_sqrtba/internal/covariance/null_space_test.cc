@@ -39,6 +39,7 @@
 #include "ceres_sqrtba/internal/direct/reduced_camera_pattern.h"
 #include "ceres_sqrtba/internal/direct/sparse_cholesky.h"
 #include "gtest/gtest.h"
+#include "linear_cost_function.h"
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -46,30 +47,6 @@ namespace {
 
 using Matrix = Eigen::MatrixXd;
 using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-// r = sum_i A_i x_i + b with fixed A_i, b.
-class LinearCost : public ceres::CostFunction {
- public:
-  LinearCost(std::vector<Matrix> a, Eigen::VectorXd b) : a_(std::move(a)), b_(std::move(b)) {
-    set_num_residuals(static_cast<int>(b_.size()));
-    for (const Matrix& ai : a_) mutable_parameter_block_sizes()->push_back(static_cast<int>(ai.cols()));
-  }
-  bool Evaluate(double const* const* parameters, double* residuals, double** jacobians) const override {
-    Eigen::Map<Eigen::VectorXd> r(residuals, num_residuals());
-    r = b_;
-    for (size_t i = 0; i < a_.size(); ++i) {
-      r += a_[i] * Eigen::Map<const Eigen::VectorXd>(parameters[i], a_[i].cols());
-      if (jacobians != nullptr && jacobians[i] != nullptr) {
-        Eigen::Map<RowMatrix>(jacobians[i], a_[i].rows(), a_[i].cols()) = a_[i];
-      }
-    }
-    return true;
-  }
-
- private:
-  std::vector<Matrix> a_;
-  Eigen::VectorXd b_;
-};
 
 enum class Kind {
   kRandom,       // A_c c + A_l l + b: full rank
@@ -97,7 +74,7 @@ struct Scene {
           Matrix a_camera = Random(4, 3), a_point = Random(4, 3);
           if (kind == Kind::kTranslation) a_camera = -a_point;
           if (kind == Kind::kZero) a_camera = a_point = Matrix::Zero(4, 3);
-          problem.AddResidualBlock(new LinearCost({a_camera, a_point}, Random(4, 1)), nullptr,
+          problem.AddResidualBlock(new testing::LinearCostFunction({a_camera, a_point}, Random(4, 1)), nullptr,
                                    cameras[c + side].data(), points.back().data());
         }
       }

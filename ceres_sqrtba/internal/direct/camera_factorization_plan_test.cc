@@ -24,31 +24,11 @@
 #include "ceres/ceres.h"
 #include "ceres_sqrtba/internal/direct/dense_cholesky.h"
 #include "gtest/gtest.h"
+#include "sum_cost_function.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
-
-// r = 1 + sum of all parameters, 2 rows: every block has a Jacobian.
-class Sum : public ceres::CostFunction {
- public:
-  explicit Sum(const std::vector<int>& sizes) {
-    set_num_residuals(2);
-    for (int s : sizes) mutable_parameter_block_sizes()->push_back(s);
-  }
-  bool Evaluate(double const* const* x, double* r, double** j) const override {
-    r[0] = r[1] = 1.0;
-    for (size_t b = 0; b < parameter_block_sizes().size(); ++b) {
-      const int size = parameter_block_sizes()[b];
-      for (int k = 0; k < size; ++k) {
-        r[0] += x[b][k];
-        r[1] += x[b][k];
-        if (j != nullptr && j[b] != nullptr) j[b][k] = j[b][size + k] = 1.0;
-      }
-    }
-    return true;
-  }
-};
 
 // num_cameras cameras of size camera_size; landmark l (size 3) observed by
 // the cameras tracks[l]; landmarks are group 0 of the ordering.
@@ -57,7 +37,7 @@ struct Scene {
       : cameras(num_cameras, std::vector<double>(camera_size, 0.5)), points(tracks.size(), {1.0, 1.0, 1.0}) {
     for (size_t l = 0; l < tracks.size(); ++l) {
       for (int c : tracks[l]) {
-        problem.AddResidualBlock(new Sum({camera_size, 3}), nullptr, cameras[c].data(), points[l].data());
+        problem.AddResidualBlock(new testing::SumCostFunction({camera_size, 3}), nullptr, cameras[c].data(), points[l].data());
       }
     }
     for (auto& p : points) ordering.AddElementToGroup(p.data(), 0);

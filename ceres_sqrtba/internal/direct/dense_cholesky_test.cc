@@ -21,31 +21,11 @@
 
 #include "ceres/ceres.h"
 #include "gtest/gtest.h"
+#include "sum_cost_function.h"
 
 namespace ceres_sqrtba {
 namespace internal {
 namespace {
-
-// r = 1 + sum of all parameters, 2 rows: every block has a Jacobian.
-class Sum : public ceres::CostFunction {
- public:
-  explicit Sum(const std::vector<int>& sizes) {
-    set_num_residuals(2);
-    for (int s : sizes) mutable_parameter_block_sizes()->push_back(s);
-  }
-  bool Evaluate(double const* const* x, double* r, double** j) const override {
-    r[0] = r[1] = 1.0;
-    for (size_t b = 0; b < parameter_block_sizes().size(); ++b) {
-      const int size = parameter_block_sizes()[b];
-      for (int k = 0; k < size; ++k) {
-        r[0] += x[b][k];
-        r[1] += x[b][k];
-        if (j != nullptr && j[b] != nullptr) j[b][k] = j[b][size + k] = 1.0;
-      }
-    }
-    return true;
-  }
-};
 
 // Cameras of the given sizes, landmark l (size 3) seen by tracks[l]; its
 // reduced camera pattern and scalar CSC arrays.
@@ -55,7 +35,7 @@ struct Scene {
     points.assign(tracks.size(), std::vector<double>(3, 1.0));
     for (size_t l = 0; l < tracks.size(); ++l) {
       for (int c : tracks[l]) {
-        problem.AddResidualBlock(new Sum({camera_sizes[c], 3}), nullptr, cameras[c].data(), points[l].data());
+        problem.AddResidualBlock(new testing::SumCostFunction({camera_sizes[c], 3}), nullptr, cameras[c].data(), points[l].data());
       }
     }
     for (auto& p : points) ordering.AddElementToGroup(p.data(), 0);

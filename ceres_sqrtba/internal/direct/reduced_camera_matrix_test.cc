@@ -22,6 +22,7 @@
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/internal/projected/projected_block_layout.h"
 #include "ceres_sqrtba/internal/projected/projected_landmark_blocks.h"
+#include "dense_jacobian_writer.h"
 #include "gtest/gtest.h"
 #include "rounding_jitter.h"
 #include "test_problems.h"
@@ -31,33 +32,6 @@ namespace internal {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-
-// The evaluated Jacobian, dense, in the tangent layout (row order is
-// irrelevant to J^T J).
-class DenseWriter : public JacobianWriter {
- public:
-  explicit DenseWriter(const ProblemStructure& s) : s_(s), group_row_(s.groups.size() + 1, 0) {
-    j = Eigen::MatrixXd::Zero(s.num_residuals, s.num_effective_parameters);
-    for (size_t g = 0; g < s.groups.size(); ++g) group_row_[g + 1] = group_row_[g] + s.groups[g].num_rows;
-  }
-  void Write(int group, int, int row, int residual, const double*, const double* const* jac) override {
-    const ResidualBlockInfo& rb = s_.residual_blocks[residual];
-    for (int b = 0; b < rb.num_parameter_blocks; ++b) {
-      if (jac[b] == nullptr) continue;
-      const ParameterBlockInfo& pb = s_.parameter_blocks[s_.residual_parameters[rb.parameter_begin + b]];
-      for (int i = 0; i < rb.num_residuals; ++i) {
-        for (int c = 0; c < pb.tangent_size; ++c) {
-          j(group_row_[group] + row + i, pb.tangent_offset + c) = jac[b][i * pb.tangent_size + c];
-        }
-      }
-    }
-  }
-  Eigen::MatrixXd j;
-
- private:
-  const ProblemStructure& s_;
-  std::vector<int> group_row_;
-};
 
 // Everything S is made from, as the direct solver sets it up.
 template <typename Scalar>
@@ -76,7 +50,7 @@ struct DirectSetup {
     const std::vector<double> x = StateFromUser(s);
     std::vector<double> gradient(s.num_effective_parameters);
     double cost;
-    dense = std::make_unique<DenseWriter>(s);
+    dense = std::make_unique<testing::DenseJacobianWriter>(s);
     EXPECT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost, gradient.data(), dense.get()));
     blocks->BeginJacobian();
     EXPECT_TRUE(evaluator.EvaluateJacobian(x.data(), true, &cost, gradient.data(), blocks.get()));
@@ -106,7 +80,7 @@ struct DirectSetup {
   std::unique_ptr<ReducedCameraPattern> pattern;
   std::unique_ptr<ProjectedLandmarkBlocks<Scalar>> blocks;
   std::unique_ptr<ReducedCameraMatrix<Scalar>> matrix;
-  std::unique_ptr<DenseWriter> dense;
+  std::unique_ptr<testing::DenseJacobianWriter> dense;
 };
 
 Eigen::VectorXd RandomDiagonal(int n, unsigned seed) {
