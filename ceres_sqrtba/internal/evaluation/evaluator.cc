@@ -148,25 +148,22 @@ bool Evaluator::ComputePlusJacobians(const double* x, bool borders) {
 }
 
 bool Evaluator::EvaluateCost(const double* x, double* cost) {
-  error_.clear();
-  float_fallback_.clear();
-  float_gradient_level_ = 0.0;
-  bool ok = ComputePlusJacobians(x, /*borders=*/false);
-  if (ok) {
-    if (notifier_ != nullptr) notifier_->Prepare(x, false, true);
-    ok = Evaluate(x, cost, nullptr, nullptr);
-  }
-  return Agree(ok) && Finish(cost, nullptr, nullptr);
+  return Pass(x, /*jacobian=*/false, /*new_evaluation_point=*/true, cost, nullptr, nullptr);
 }
 
 bool Evaluator::EvaluateJacobian(const double* x, bool new_evaluation_point, double* cost,
                                  double* gradient, JacobianWriter* writer) {
+  return Pass(x, /*jacobian=*/true, new_evaluation_point, cost, gradient, writer);
+}
+
+bool Evaluator::Pass(const double* x, bool jacobian, bool new_evaluation_point, double* cost, double* gradient,
+                     JacobianWriter* writer) {
   error_.clear();
   float_fallback_.clear();
   float_gradient_level_ = 0.0;
-  bool ok = ComputePlusJacobians(x, /*borders=*/true);
+  bool ok = ComputePlusJacobians(x, /*borders=*/jacobian);
   if (ok) {
-    if (notifier_ != nullptr) notifier_->Prepare(x, true, new_evaluation_point);
+    if (notifier_ != nullptr) notifier_->Prepare(x, jacobian, new_evaluation_point);
     ok = Evaluate(x, cost, gradient, writer);
   }
   return Agree(ok) && Finish(cost, gradient, writer);

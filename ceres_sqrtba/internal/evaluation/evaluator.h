@@ -81,6 +81,10 @@ class Evaluator {
 
  private:
   struct Scratch;
+  // One evaluation pass (the cost's, or the Jacobian's when `jacobian`):
+  // the PlusJacobians, the notifier, Evaluate, Agree, Finish.
+  bool Pass(const double* x, bool jacobian, bool new_evaluation_point, double* cost, double* gradient,
+            JacobianWriter* writer);
   // This process's evaluation: its cost (before the sum over processes)
   // and, into the chunk slots, the gradient's camera part.
   bool Evaluate(const double* x, double* cost, double* gradient,

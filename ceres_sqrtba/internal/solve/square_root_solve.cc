@@ -152,34 +152,20 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   structure_options.camera_blocks = camera_blocks;
   StructureStatus status =
       BuildProblemStructure(*problem, options.linear_solver_ordering.get(), &s, &error, &context, structure_options);
-  if (processes != nullptr) {
-    // Every process has the same answer and message from here.
-    status = DistributedStructure(status, options, *processes, s, &error);
-    if (status != StructureStatus::kOk) {
-      RecordProblemSizes(*problem, summary);
-      return fail(error);
-    }
-    // A bounded landmark on one process makes the loop search on all.
-    s.is_constrained = processes->Any(s.is_constrained);
-  }
+  // Spread over processes: the same status and message on every process.
+  if (processes != nullptr) status = DistributedStructure(status, options, *processes, s, &error);
   switch (status) {
     case StructureStatus::kOk:
-      error.clear();
       break;
     case StructureStatus::kNoLandmarks:
       return SolveWithoutLandmarks(options, problem, summary);
     case StructureStatus::kUnsupported:
     case StructureStatus::kInvalid:
-      if (processes == nullptr) {
-        RecordProblemSizes(*problem, summary);
-        return fail(error);
-      }
-      break;
+      RecordProblemSizes(*problem, summary);
+      return fail(error);
   }
-  if (!agree()) {
-    RecordProblemSizes(*problem, summary);
-    return fail(error);
-  }
+  // A bounded landmark on one process makes the loop search on all.
+  if (processes != nullptr) s.is_constrained = processes->Any(s.is_constrained);
   RecordProblemSizes(s, summary);
   RecordStructure(s, options.linear_solver_ordering.get(), summary);
   if (processes != nullptr && camera_blocks != nullptr) {
