@@ -241,12 +241,15 @@ bool CheckRigsAndFrames(ReadContext* context, ColmapModel* model) {
   for (size_t i = 0; i < model->images.size(); ++i) {
     ColmapImage& image = model->images[i];
     const ColmapRigid3 pose = ColmapCamFromWorld(*model, static_cast<int>(i));
-    if (!Finite(pose)) {
+    // As a pose read from images.* must be: finite, with a rotation of
+    // usable norm (the product of two usable ones can overflow or vanish).
+    if (!Finite(pose) || !UsableQuaternion(pose.qvec)) {
       const int f = model->ImageFrameIndex(static_cast<int>(i));
-      return context->Fail(positions.frames[f],
-                           "image " + std::to_string(image.id) + ": the pose derived from frame " +
-                               std::to_string(model->frames[f].id) + " and rig " +
-                               std::to_string(model->frames[f].rig_id) + " is not finite");
+      const char* what = Finite(pose) ? " has a rotation quaternion with no usable norm" : " is not finite";
+      return context->Fail(positions.frames[f], "image " + std::to_string(image.id) +
+                                                    ": the pose derived from frame " +
+                                                    std::to_string(model->frames[f].id) + " and rig " +
+                                                    std::to_string(model->frames[f].rig_id) + what);
     }
     std::copy(pose.qvec, pose.qvec + 4, image.qvec);
     std::copy(pose.tvec, pose.tvec + 3, image.tvec);

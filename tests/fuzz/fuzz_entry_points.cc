@@ -441,8 +441,9 @@ void CheckRoundTrip(const ColmapModel& model, ColmapFormat format) {
         "the three files differ from the five files' first three");
   ColmapModel again;
   std::string error;
-  Check(ReadColmap(format, files, &again, &error),
-        "the written model does not read back: " + error);
+  // Read first: the message needs the error (arguments are evaluated in any order).
+  const bool read_back = ReadColmap(format, files, &again, &error);
+  Check(read_back, "the written model does not read back: " + error);
   Check(again == model, "the written model reads back different");
   examples::ColmapFiles files2;
   examples::SerializeColmapModel(again, format, &files2);

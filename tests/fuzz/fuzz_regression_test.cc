@@ -229,6 +229,19 @@ TEST(FuzzRegression, ColmapCountTimesRecordSizeOverflows) {
       << outcome.error;
 }
 
+// A rig model whose frame and sensor rotations are each usable but whose
+// product, an image's rotation, has no usable norm: the model was read, and
+// what was written of it was refused. The reader refuses it.
+TEST(FuzzRegression, ColmapDerivedRotationNotUsable) {
+  const std::string input =
+      ReadFile(std::string(COLMAP_FUZZ_SEED_DIR) + "/regression_derived_rotation_not_usable");
+  const ColmapReadOutcome outcome = FuzzColmapReader(Bytes(input), input.size());
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.error,
+            "fuzz-input/frames.bin: byte 8: image 3: the pose derived from frame 539164673 and rig 1 has a "
+            "rotation quaternion with no usable norm");
+}
+
 TEST(FuzzRegression, ColmapInputPacking) {
   const std::string cameras = "1 PINHOLE 10 10 5 5 5 5\n";
   const std::string images = "1 1 0 0 0 0 0 0 1 a\n1 1 1\n2 1 0 0 0 1 0 0 1 b\n2 2 1\n";
