@@ -260,7 +260,8 @@ SolveRun SolveVariant(const BalProblem& read, const Variant& v, BalProblem* bal)
   options.function_tolerance = 1e-16;
   if (v.user_ordering) options.linear_solver_ordering = examples::PointsFirstOrdering(bal, problem);
   std::string error;
-  Check(options.IsValid(&error), "the fuzzer's options are invalid: " + error);
+  const bool valid = options.IsValid(&error);
+  Check(valid, "the fuzzer's options are invalid: " + error);
 
   const std::vector<double> before = bal->parameters();
   ceres::Solver::Summary summary;
