@@ -27,6 +27,7 @@
 #include "cli_common.h"
 #include "covariance_output.h"
 #include "ceres_sqrtba/solver.h"
+#include "mpi_launch.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
 #include "run_csv.h"
@@ -606,21 +607,10 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   google::InitGoogleLogging(argv[0]);
-#if CERES_SQRTBA_EXAMPLES_MPI
-  // MPI only when a launcher started this process (Open MPI's mpirun sets
-  // OMPI_COMM_WORLD_SIZE, PMIx-based launchers PMIX_RANK, MPICH's PMI_RANK):
-  // a plain run stays a plain process.
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMIX_RANK") != nullptr ||
-      std::getenv("PMI_RANK") != nullptr) {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &ceres_sqrtba::examples::g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ceres_sqrtba::examples::g_ranks);
-    const int status = ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, argc, argv,
-                                                             ceres_sqrtba::examples::Run);
-    MPI_Finalize();
-    return status;
-  }
-#endif
-  return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, argc, argv,
-                                                ceres_sqrtba::examples::Run);
+  // Under mpirun (a build with ceres_sqrtba_mpi), one solve over the ranks.
+  return ceres_sqrtba::examples::RunWithMpiIfLaunched(
+      &argc, &argv, &ceres_sqrtba::examples::g_rank, &ceres_sqrtba::examples::g_ranks, [&] {
+        return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, argc, argv,
+                                                     ceres_sqrtba::examples::Run);
+      });
 }

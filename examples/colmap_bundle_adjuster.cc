@@ -19,12 +19,16 @@
 #include <vector>
 
 #include "ceres_sqrtba/solver.h"
+#if CERES_SQRTBA_EXAMPLES_MPI
+#include "ceres_sqrtba/distributed_solver.h"
+#endif
 #include "cli_common.h"
 #include "colmap_model.h"
 #include "covariance_output.h"
 #include "colmap_problem.h"
 #include "gflags/gflags.h"
 #include "glog/logging.h"
+#include "mpi_launch.h"
 #include "run_csv.h"
 
 // COLMAP's own options (`colmap bundle_adjuster`): COLMAP spells them
@@ -125,6 +129,12 @@ namespace {
 constexpr char kProgram[] = "colmap_bundle_adjuster";
 
 int Fail(const std::string& message) { return FailWithMessage(kProgram, message); }
+
+// Under mpirun (a build with ceres_sqrtba_mpi): this process's rank and the
+// number of ranks. Every rank reads the model and keeps its share of the 3D
+// points; rank 0 prints and writes.
+int g_rank = 0;
+int g_ranks = 1;
 
 bool GivenOnCommandLine(const char* name) {
   gflags::CommandLineFlagInfo info;
@@ -429,6 +439,21 @@ int Run() {
     return Fail("--output_path=" + error);
   }
 
+  // Spread over MPI ranks: each keeps a share of the 3D points (consecutive in
+  // the model's order, balanced by observations) and every camera-side block.
+  std::vector<int> point_rank;
+  if (g_ranks > 1) {
+    if (Lower(FLAGS_covariance) != "none") return Fail("--covariance cannot be used under mpirun");
+    std::vector<int> observations(model.points3D.size(), 0);
+    for (size_t p = 0; p < model.points3D.size(); ++p) {
+      observations[p] = static_cast<int>(model.points3D[p].track.size());
+    }
+#if CERES_SQRTBA_EXAMPLES_MPI
+    point_rank = BalancedLandmarkShares(observations, g_ranks);
+#endif
+    ba.point_rank = &point_rank;
+    ba.rank = g_rank;
+  }
   ceres::Problem problem;
   ColmapProblem colmap_problem;
   if (!colmap_problem.Build(ba, model, &problem, &error)) {
@@ -463,10 +488,15 @@ int Run() {
   CovarianceSelection covariance = CovarianceSelection::kNone;
   if (!ParseCovarianceSelection(FLAGS_covariance, &covariance, &error)) return Fail(error);
   Setup setup;
-  if (!SetSolverOptions(colmap_problem.num_images(), problem.NumResiduals(), &setup, &error)) {
+  // The whole problem's residuals (2 per observation), the same on every rank.
+  if (!SetSolverOptions(colmap_problem.num_images(), 2 * colmap_problem.num_observations(), &setup, &error)) {
     return Fail(error);
   }
   Solver::Options& options = setup.options;
+  if (g_ranks > 1 && options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
+    return Fail("under mpirun the solver must be sqrt_iterative_schur (--linear_solver sqrt_iterative_schur); "
+                "this run's is " + setup.solver_name + " (" + setup.choice + ")");
+  }
   options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
   if (!options.IsValid(&error)) return Fail("invalid solver options: " + error);
   std::printf("Linear solver: %s (%s), %s precision, %d threads\n", setup.solver_name.c_str(),
@@ -482,13 +512,37 @@ int Run() {
   std::printf("\n");
 
   std::unique_ptr<IterationCsvWriter> csv;
-  if (!FLAGS_csv.empty()) {
+  if (!FLAGS_csv.empty() && g_rank == 0) {
     csv = IterationCsvWriter::Create(FLAGS_csv, &error);
     if (csv == nullptr) return Fail(error);
     options.callbacks.push_back(csv.get());
   }
   Solver::Summary summary;
-  Solve(options, &problem, &summary);
+  if (g_ranks == 1) {
+    Solve(options, &problem, &summary);
+  } else {
+#if CERES_SQRTBA_EXAMPLES_MPI
+    DistributedStatistics statistics;
+    SolveDistributed(options, MPI_COMM_WORLD, colmap_problem.CameraBlocks(), &problem, &summary, &statistics);
+    // Every rank's points to every rank (each share is one range of points),
+    // so that every rank holds the whole solved model.
+    const int num_points = static_cast<int>(point_rank.size());
+    for (int r = 0, begin = 0; r < g_ranks; ++r) {
+      int end = begin;
+      while (end < num_points && point_rank[end] == r) ++end;
+      if (end > begin) {
+        MPI_Bcast(colmap_problem.mutable_point(begin), 3 * (end - begin), MPI_DOUBLE, r, MPI_COMM_WORLD);
+      }
+      begin = end;
+    }
+    std::printf("Ranks: %d; rank 0 sent %lld bytes over %d iterations\n", g_ranks,
+                static_cast<long long>(statistics.bytes_sent), static_cast<int>(summary.iterations.size()));
+#endif
+  }
+  if (g_rank != 0) {
+    // Rank 0 reports and writes; the others only say whether they failed.
+    return summary.termination_type == ceres::FAILURE || !std::isfinite(summary.final_cost) ? 1 : 0;
+  }
   std::cout << summary.FullReport() << "\n";
   std::cout.flush();
   if (options.sqrt_linear_solver_type == SQRT_AUTOMATIC) {
@@ -590,6 +644,14 @@ int main(int argc, char** argv) {
   char** new_argv = pointers.data();
   gflags::ParseCommandLineFlags(&new_argc, &new_argv, true);
   google::InitGoogleLogging(argv[0]);
-  return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, new_argc, new_argv,
-                                                ceres_sqrtba::examples::Run);
+  // Under mpirun (a build with ceres_sqrtba_mpi), one solve over the ranks;
+  // only rank 0 prints to the standard output.
+  return ceres_sqrtba::examples::RunWithMpiIfLaunched(
+      &new_argc, &new_argv, &ceres_sqrtba::examples::g_rank, &ceres_sqrtba::examples::g_ranks, [&] {
+        if (ceres_sqrtba::examples::g_rank != 0 && std::freopen("/dev/null", "w", stdout) == nullptr) {
+          return 1;
+        }
+        return ceres_sqrtba::examples::RunAfterFlags(ceres_sqrtba::examples::kProgram, new_argc, new_argv,
+                                                     ceres_sqrtba::examples::Run);
+      });
 }

@@ -210,6 +210,13 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
                           ceres::Problem* problem, std::string* error) {
   const size_t num_images = model.images.size();
   rig_model_ = model.has_rigs_and_frames;
+  point_rank_ = options.point_rank;
+  rank_ = options.rank;
+  if (point_rank_ != nullptr && point_rank_->size() != model.points3D.size()) {
+    *error = "the share of 3D points lists " + std::to_string(point_rank_->size()) + " points, the model has " +
+             std::to_string(model.points3D.size());
+    return false;
+  }
   // Frames and sensors: a legacy model's images are its frames, all of them
   // reference sensors (COLMAP reads it as one rig per camera and one frame
   // per image).
@@ -301,7 +308,11 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
       }
       observations_.push_back({i, camera, point, point2D.x, point2D.y});
       CostFactory factory{point2D.x, point2D.y, options.float_jacobians};
-      if (sensor < 0) {
+      if (!OwnsPoint(point)) {
+        // Another rank's point: its residual blocks are on that rank; what
+        // they use is marked all the same.
+        if (sensor >= 0 && options.refine_sensor_from_rig) sensor_used_[sensor] = 1;
+      } else if (sensor < 0) {
         colmap_models::VisitModel(camera_models_[camera], factory);
         problem->AddResidualBlock(factory.result, loss, points_[point].data(),
                                   frame_poses_[frame].data(), cameras_[camera].data());
@@ -325,7 +336,8 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
       point_used_[point] = 1;
     }
   }
-  if (loss != nullptr && observations_.empty()) delete loss;
+  // The problem owns the loss once a residual block holds it.
+  if (loss != nullptr && problem->NumResidualBlocks() == 0) delete loss;
   if (observations_.empty()) {
     *error = "the model has no observation of a 3D point seen in at least " +
              std::to_string(std::max(2, options.min_track_length)) + " images: nothing to adjust";
@@ -336,6 +348,17 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
   num_sensor_poses_ = static_cast<int>(std::count(sensor_used_.begin(), sensor_used_.end(), 1));
   num_cameras_ = static_cast<int>(std::count(camera_used_.begin(), camera_used_.end(), 1));
   num_points_ = static_cast<int>(std::count(point_used_.begin(), point_used_.end(), 1));
+  // Every camera-side block the whole problem uses, on every rank, also where
+  // none of this rank's residual blocks reaches it (a no-op for the others).
+  for (size_t f = 0; f < frame_poses_.size(); ++f) {
+    if (frame_used_[f]) problem->AddParameterBlock(frame_poses_[f].data(), 7);
+  }
+  for (size_t k = 0; k < sensor_poses_.size(); ++k) {
+    if (sensor_used_[k]) problem->AddParameterBlock(sensor_poses_[k].data(), 7);
+  }
+  for (size_t c = 0; c < cameras_.size(); ++c) {
+    if (camera_used_[c]) problem->AddParameterBlock(cameras_[c].data(), static_cast<int>(cameras_[c].size()));
+  }
 
   // Intrinsics.
   const bool constant_cameras = !options.refine_focal_length &&
@@ -389,7 +412,7 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
   // Points.
   if (!options.refine_points3D) {
     for (size_t p = 0; p < points_.size(); ++p) {
-      if (point_used_[p]) problem->SetParameterBlockConstant(points_[p].data());
+      if (point_used_[p] && OwnsPoint(static_cast<int>(p))) problem->SetParameterBlockConstant(points_[p].data());
     }
   }
   gauge_images_.clear();
@@ -459,14 +482,15 @@ void ColmapProblem::FixGauge(const ColmapModel& model, const ColmapBundleOptions
     }
     return;
   }
-  // Three points that span space (in file order).
+  // Three points that span space (in file order); each held fixed by the
+  // rank whose problem holds it.
   Eigen::Matrix3d fixed = Eigen::Matrix3d::Zero();
   int count = 0;
   for (size_t p = 0; p < points_.size() && count < 3; ++p) {
-    if (!point_used_[p] || problem->IsParameterBlockConstant(points_[p].data())) continue;
+    if (!point_used_[p] || !options.refine_points3D) continue;
     fixed.col(count) = Eigen::Map<const Eigen::Vector3d>(points_[p].data());
     if (fixed.colPivHouseholderQr().rank() > count) {
-      problem->SetParameterBlockConstant(points_[p].data());
+      if (OwnsPoint(static_cast<int>(p))) problem->SetParameterBlockConstant(points_[p].data());
       ++count;
     } else {
       fixed.col(count).setZero();
@@ -484,7 +508,9 @@ std::array<double, 7> ColmapProblem::CamFromWorld(int image) const {
 std::shared_ptr<ceres::ParameterBlockOrdering> ColmapProblem::PointsFirstOrdering() const {
   auto ordering = std::make_shared<ceres::ParameterBlockOrdering>();
   for (size_t p = 0; p < points_.size(); ++p) {
-    if (point_used_[p]) ordering->AddElementToGroup(const_cast<double*>(points_[p].data()), 0);
+    if (point_used_[p] && OwnsPoint(static_cast<int>(p))) {
+      ordering->AddElementToGroup(const_cast<double*>(points_[p].data()), 0);
+    }
   }
   for (size_t f = 0; f < frame_poses_.size(); ++f) {
     if (frame_used_[f]) ordering->AddElementToGroup(const_cast<double*>(frame_poses_[f].data()), 1);
@@ -496,6 +522,20 @@ std::shared_ptr<ceres::ParameterBlockOrdering> ColmapProblem::PointsFirstOrderin
     if (camera_used_[c]) ordering->AddElementToGroup(const_cast<double*>(cameras_[c].data()), 1);
   }
   return ordering;
+}
+
+std::vector<double*> ColmapProblem::CameraBlocks() {
+  std::vector<double*> blocks;
+  for (size_t f = 0; f < frame_poses_.size(); ++f) {
+    if (frame_used_[f]) blocks.push_back(frame_poses_[f].data());
+  }
+  for (size_t k = 0; k < sensor_poses_.size(); ++k) {
+    if (sensor_used_[k]) blocks.push_back(sensor_poses_[k].data());
+  }
+  for (size_t c = 0; c < cameras_.size(); ++c) {
+    if (camera_used_[c]) blocks.push_back(cameras_[c].data());
+  }
+  return blocks;
 }
 
 void ColmapProblem::PointErrors(std::vector<double>* sum, std::vector<int>* count,

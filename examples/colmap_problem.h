@@ -79,6 +79,14 @@ struct ColmapBundleOptions {
   // Jacobians a single precision square-root solve evaluates in float;
   // false: ceres::AutoDiffCostFunction.
   bool float_jacobians = true;
+  // Under mpirun (docs/distributed.md): the rank of each 3D point of the
+  // model (model order) and this process's rank. The problem then holds this
+  // rank's points with all their residual blocks, and every camera-side
+  // block the whole problem uses, with the same manifolds and constness on
+  // every rank; everything else (the counts, the gauge, the statistics) is
+  // the whole problem's. nullptr: one process, every point.
+  const std::vector<int>* point_rank = nullptr;
+  int rank = 0;
 };
 
 class ColmapProblem {
@@ -98,8 +106,18 @@ class ColmapProblem {
   // adjustment).
   void WriteBack(ColmapModel* model) const;
 
-  // Points eliminated first (group 0), poses and cameras after (group 1).
+  // Points eliminated first (group 0), poses and cameras after (group 1):
+  // the points of this rank's problem.
   std::shared_ptr<ceres::ParameterBlockOrdering> PointsFirstOrdering() const;
+
+  // The camera-side blocks of the problem (frames' rig_from_world, sensors'
+  // sensor_from_rig, cameras' intrinsics), in that order: the same list on
+  // every rank (SolveDistributed's camera_blocks).
+  std::vector<double*> CameraBlocks();
+
+  // The values of 3D point p (model order): 3 doubles, those of points p, p
+  // + 1, ... following, for sending a rank's points to the others.
+  double* mutable_point(int p) { return points_[p].data(); }
 
   // The mean reprojection error (pixels) at the current values as COLMAP
   // reports it (Reconstruction::ComputeMeanReprojectionError): each point's
@@ -174,6 +192,11 @@ class ColmapProblem {
   int num_cameras_ = 0;
   int num_points_ = 0;
   int skipped_observations_ = 0;
+  bool OwnsPoint(int p) const {
+    return point_rank_ == nullptr || (*point_rank_)[p] == rank_;
+  }
+  const std::vector<int>* point_rank_ = nullptr;
+  int rank_ = 0;
   std::vector<uint32_t> gauge_images_;
   std::vector<uint32_t> gauge_frames_;
   int gauge_fixed_points_ = 0;

@@ -148,6 +148,8 @@ TEST_F(DistributedSolver, DoublePrecisionFollowsTheOneProcessSolve) {
     EXPECT_EQ(d.num_residual_blocks_reduced, o.num_residual_blocks_reduced);
     EXPECT_EQ(d.num_residuals_reduced, o.num_residuals_reduced);
     EXPECT_EQ(d.num_residual_blocks, static_cast<int>(ba_.observations.size()));
+    EXPECT_EQ(d.linear_solver_ordering_used, o.linear_solver_ordering_used);
+    EXPECT_EQ(d.linear_solver_ordering_given, o.linear_solver_ordering_given);
     // The cameras, on every rank, and this rank's points.
     for (size_t c = 0; c < ba_.poses.size(); ++c) {
       for (int k = 0; k < 6; ++k) {

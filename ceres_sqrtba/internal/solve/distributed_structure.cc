@@ -147,15 +147,25 @@ void RecordDistributedSizes(const ProblemStructure& s, const std::vector<double*
   summary->num_residuals = static_cast<int>(sizes[7]);
   summary->num_residual_blocks_reduced = static_cast<int>(sizes[8]);
   summary->num_residuals_reduced = static_cast<int>(sizes[9]);
+  // The orderings' groups but the last (the cameras', the same on every
+  // process) are this process's landmarks: summed too, where every process
+  // lists as many groups (a process without landmarks lists the cameras'
+  // alone, and the orderings then stay its own).
+  for (std::vector<int>* ordering : {&summary->linear_solver_ordering_given, &summary->linear_solver_ordering_used}) {
+    if (!processes.AllEqual(ordering->size()) || ordering->size() < 2) continue;
+    std::vector<double> groups(ordering->begin(), ordering->end() - 1);
+    processes.Sum(groups.data(), static_cast<int>(groups.size()));
+    for (size_t g = 0; g < groups.size(); ++g) (*ordering)[g] = static_cast<int>(groups[g]);
+  }
 }
 
 std::string UnsupportedDistributedOption(const Solver::Options& options) {
-  const std::string sqrt = UnsupportedSqrtOption(options);
-  if (!sqrt.empty()) return sqrt;
   if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
     return "A solve spread over processes needs Solver::Options::sqrt_linear_solver_type = "
            "SQRT_ITERATIVE_SCHUR.";
   }
+  const std::string sqrt = UnsupportedSqrtOption(options);
+  if (!sqrt.empty()) return sqrt;
   if (options.preconditioner_type != ceres::JACOBI && options.preconditioner_type != ceres::SCHUR_JACOBI &&
       options.preconditioner_type != ceres::IDENTITY) {
     return "A solve spread over processes needs Solver::Options::preconditioner_type = JACOBI, SCHUR_JACOBI "

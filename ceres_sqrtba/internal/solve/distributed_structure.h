@@ -33,9 +33,10 @@ StructureStatus DistributedStructure(StructureStatus status, const Solver::Optio
                                      const ProcessGroup& processes, const ProblemStructure& structure,
                                      std::string* error);
 
-// The summary's problem sizes (original and reduced) of the whole problem:
-// each process's sizes added over the processes, the cameras (which every
-// process holds) counted once. Every process must call it at the same point.
+// The summary's problem sizes (original and reduced) and the landmark groups
+// of its orderings (given and used) of the whole problem: each process's
+// sizes added over the processes, the cameras (which every process holds)
+// counted once. Every process must call it at the same point.
 void RecordDistributedSizes(const ProblemStructure& structure, const std::vector<double*>& camera_blocks,
                             const ProcessGroup& processes, Solver::Summary* summary);
 

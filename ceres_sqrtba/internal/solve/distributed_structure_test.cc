@@ -121,6 +121,12 @@ TEST(DistributedStructure, UnsupportedOptionsAreNamed) {
   options = Options();
   options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
   EXPECT_NE(UnsupportedDistributedOption(options).find("SQRT_ITERATIVE_SCHUR"), std::string::npos);
+  // Ceres' own solver: named as the square-root solver it needs, not as an
+  // invalid square-root configuration.
+  options.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
+  EXPECT_EQ(UnsupportedDistributedOption(options),
+            "A solve spread over processes needs Solver::Options::sqrt_linear_solver_type = "
+            "SQRT_ITERATIVE_SCHUR.");
   options = Options();
   options.preconditioner_type = ceres::CLUSTER_JACOBI;
   EXPECT_NE(UnsupportedDistributedOption(options).find("preconditioner_type"), std::string::npos);
