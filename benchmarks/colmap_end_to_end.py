@@ -23,6 +23,10 @@ Stages (--stages, default all):
            same database: registered images, points, mean track length, mean
            reprojection error, the time in local and in global bundle
            adjustment (from the solvers' summaries, --log_level 1), total time.
+  off      the patched source built with SQRTBA_ENABLED=OFF against stock:
+           `bundle_adjuster` on the shared model perturbed, and both mappers
+           on the images with one thread and a fixed seed; the md5 of each
+           model's .bin files (stock run twice).
 
 Each stage's rows are kept in <out>/rows-<stage>.txt; a stage not run now
 is reported from the rows an earlier run left in the same --out, so the
@@ -280,9 +284,13 @@ def stage_ba(r, args, colmaps, rows):
     cases += [("synthetic-100k", ["--observations=100k"]),
               ("synthetic-1M", ["--observations=1M"]),
               ("rigs-100k", ["--observations=100k", "--rigs=2", "--num_cameras=4"])]
-    variants = [("stock", colmaps["stock"], {}),
-                ("sqrtba-single", colmaps["sqrtba"], {"COLMAP_SQRTBA_PRECISION": "single"}),
-                ("sqrtba-double", colmaps["sqrtba"], {"COLMAP_SQRTBA_PRECISION": "double"})]
+    # The patched program's own flags choose the precision (SINGLE is its
+    # default; written out so the runs say what they are).
+    variants = [("stock", colmaps["stock"], []),
+                ("sqrtba-single", colmaps["sqrtba"],
+                 ["--BundleAdjustmentCeres.sqrtba_precision", "SINGLE"]),
+                ("sqrtba-double", colmaps["sqrtba"],
+                 ["--BundleAdjustmentCeres.sqrtba_precision", "DOUBLE"])]
     for name, flags in cases:
         if args.problems and not any(p in name for p in args.problems):
             continue
@@ -290,13 +298,14 @@ def stage_ba(r, args, colmaps, rows):
         os.makedirs(base + "/in", exist_ok=True)
         r.run(name + "-scene", [scene, "--output_path", base + "/in"] + flags)
         for repeat in range(args.repeat):
-            for variant, binary, env in variants:
+            for variant, binary, variant_flags in variants:
                 out = os.path.join(base, "%s-%d" % (variant, repeat))
                 os.makedirs(out, exist_ok=True)
-                env = dict(env, OMP_NUM_THREADS=str(args.threads))
+                env = {"OMP_NUM_THREADS": str(args.threads)}
                 _, text, seconds = r.run("%s-%s-%d" % (name, variant, repeat),
                                          [binary, "bundle_adjuster", "--input_path", base + "/in",
-                                          "--output_path", out] + LOG1, env=env, timed=True)
+                                          "--output_path", out] + variant_flags + LOG1, env=env,
+                                         timed=True)
                 costs = rms_costs(text)
                 _, analyzed, _ = r.run("%s-%s-%d-analyze" % (name, variant, repeat),
                                        [colmaps["stock"], "model_analyzer", "--path", out])
@@ -311,11 +320,12 @@ def stage_ba(r, args, colmaps, rows):
                              "solver": colmap_choice(stats.get("images"))})
 
 
-def stage_mapper(r, args, colmaps, rows):
+def mapper_database(r, args, colmaps):
+    """The images' folder and a database of their features and matches (made
+    once per --out by stock COLMAP), or (None, None) without images."""
     images = os.path.join(SHARED, "sfm-images", args.images)
     if not os.path.isdir(images):
-        rows.append({"skipped": "no images in %s" % images})
-        return
+        return None, None
     base = os.path.join(r.out, "mapper")
     os.makedirs(base, exist_ok=True)
     database = os.path.join(base, "database.db")
@@ -326,11 +336,19 @@ def stage_mapper(r, args, colmaps, rows):
         r.run("matches", [colmaps["stock"], "exhaustive_matcher", "--database_path", database,
                           "--FeatureMatching.use_gpu", "0",
                           "--FeatureMatching.num_threads", str(args.threads)])
+    return images, database
+
+
+def stage_mapper(r, args, colmaps, rows):
+    images, database = mapper_database(r, args, colmaps)
+    if images is None:
+        rows.append({"skipped": "no images in %s" % os.path.join(SHARED, "sfm-images", args.images)})
+        return
+    base = os.path.join(r.out, "mapper")
     for mapper in ("mapper", "global_mapper"):
         for repeat in range(args.repeat):
-            for variant, binary, env in (("stock", colmaps["stock"], {}),
-                                         ("sqrtba-single", colmaps["sqrtba"],
-                                          {"COLMAP_SQRTBA_PRECISION": "single"})):
+            for variant, binary in (("stock", colmaps["stock"]),
+                                    ("sqrtba-single", colmaps["sqrtba"])):
                 run_dir = os.path.join(base, "%s-%s-%d" % (mapper, variant, repeat))
                 shutil.rmtree(run_dir, ignore_errors=True)
                 os.makedirs(run_dir + "/sparse")
@@ -345,10 +363,15 @@ def stage_mapper(r, args, colmaps, rows):
                 if mapper == "mapper":
                     cmd += ["--Mapper.num_threads", str(args.threads),
                             "--Mapper.random_seed", str(args.seed)]
+                    if variant != "stock":
+                        cmd += ["--Mapper.ba_sqrtba_precision", "SINGLE"]
                 else:
                     cmd += ["--GlobalMapper.random_seed", str(args.seed)]
+                    if variant != "stock":
+                        cmd += ["--GlobalMapper.gp_sqrtba_precision", "SINGLE",
+                                "--GlobalMapper.ba_ceres_sqrtba_precision", "SINGLE"]
                 code, text, seconds = r.run("%s-%s-%d" % (mapper, variant, repeat), cmd + LOG1,
-                                            env=env, timed=True, check=False)
+                                            timed=True, check=False)
                 model = os.path.join(run_dir, "sparse", "0")
                 stats = {}
                 if code == 0 and os.path.isdir(model):
@@ -362,7 +385,62 @@ def stage_mapper(r, args, colmaps, rows):
                 rows.append(row)
 
 
-STAGES = ("files", "ba", "mapper")
+def model_digest(path):
+    """The md5 of a model's binary files, in name order."""
+    import hashlib
+    digest = hashlib.md5()
+    names = sorted(n for n in os.listdir(path) if n.endswith(".bin"))
+    for name in names:
+        with open(os.path.join(path, name), "rb") as f:
+            digest.update(name.encode() + b"\0" + f.read())
+    return digest.hexdigest()[:12] if names else None
+
+
+def stage_off(r, args, colmaps, rows):
+    """The patched source built with SQRTBA_ENABLED=OFF against stock: the
+    same models, bit for bit. Stock runs twice, so that a difference between
+    the programs is told from one between two runs of the same program."""
+    runs = []
+    shared = os.path.join(SHARED, "colmap", "statue-of-liberty")
+    if os.path.isdir(shared):
+        base = os.path.join(r.out, "off", "bundle_adjuster")
+        os.makedirs(base + "/in", exist_ok=True)
+        r.run("off-scene", [program(args.build, "make_colmap_scene"), "--output_path", base + "/in",
+                            "--input_path", shared, "--perturbation=1"])
+        runs.append(("bundle_adjuster, statue-of-liberty perturbed", base,
+                     lambda binary, out: [binary, "bundle_adjuster", "--input_path", base + "/in",
+                                          "--output_path", out], ""))
+    images, database = mapper_database(r, args, colmaps)
+    if images is not None:
+        for mapper, seed_flag in (("mapper", "--Mapper.random_seed"),
+                                  ("global_mapper", "--GlobalMapper.random_seed")):
+            base = os.path.join(r.out, "off", mapper)
+
+            def command(binary, out, mapper=mapper, seed_flag=seed_flag, base=base):
+                db = out + ".db"
+                shutil.copy(database, db)
+                extra = ["--Mapper.num_threads", "1"] if mapper == "mapper" else \
+                    ["--GlobalMapper.num_threads", "1"]
+                return [binary, mapper, "--database_path", db, "--image_path", images,
+                        "--output_path", out, seed_flag, str(args.seed)] + extra
+            runs.append(("%s, %s (one thread)" % (mapper, args.images), base, command, "0"))
+    for name, base, command, model in runs:
+        digests = {}
+        for variant, binary in (("stock", colmaps["stock"]), ("stock again", colmaps["stock"]),
+                                ("option off", colmaps["sqrtba-off"])):
+            out = os.path.join(base, variant.replace(" ", "-"))
+            shutil.rmtree(out, ignore_errors=True)
+            os.makedirs(out)
+            code, _, _ = r.run("off-%s-%s" % (os.path.basename(base), variant.replace(" ", "-")),
+                               command(binary, out) + LOG1, check=False)
+            model_dir = os.path.join(out, model) if model else out
+            digests[variant] = model_digest(model_dir) if code == 0 and os.path.isdir(model_dir) \
+                else "exit %s" % code
+        rows.append({"run": name, "stock": digests["stock"], "stock_again": digests["stock again"],
+                     "option_off": digests["option off"]})
+
+
+STAGES = ("files", "ba", "mapper", "off")
 
 
 def save_rows(out, stage, rows):
@@ -412,7 +490,7 @@ def across(runs, key, spec):
     return values[0] if len(set(values)) == 1 else " / ".join(values)
 
 
-def report(files, ba, mapper, machine, seed=0):
+def report(files, ba, mapper, machine, seed=0, off=()):
     lines = ["Measured by `benchmarks/colmap_end_to_end.py` (%s)." % machine, ""]
     if files:
         lines += ["**COLMAP reads what `colmap_bundle_adjuster` writes** (a 20k-observation scene per "
@@ -485,12 +563,22 @@ def report(files, ba, mapper, machine, seed=0):
                         fmt(median([r["local_s"] for r in runs]), "%.2f"), first["local_n"],
                         fmt(median([r["global_s"] for r in runs]), "%.2f"), first["global_n"],
                         fmt(median([r["seconds"] for r in runs]), "%.1f")))
+    if off:
+        lines += ["", "**The patch with `SQRTBA_ENABLED=OFF` is COLMAP as released**: the md5 of the "
+                  "models' `.bin` files, stock twice and the patched source built with the option off "
+                  "(`sqrtba-off/bin/colmap`):", "",
+                  "| run | stock | stock again | option off | identical |", "|---|---|---|---|---|"]
+        for row in off:
+            same = row["stock"] == row["option_off"] and not str(row["stock"]).startswith("exit")
+            lines.append("| %s | %s | %s | %s | %s |" % (
+                row["run"], row["stock"], row["stock_again"], row["option_off"],
+                "yes" if same else "**no**"))
     return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stages", default="files,ba,mapper")
+    parser.add_argument("--stages", default=",".join(STAGES))
     parser.add_argument("--build", default=os.path.join(REPO_ROOT, "build"),
                         help="this project's build folder (colmap_bundle_adjuster, make_colmap_scene)")
     parser.add_argument("--colmap-cache", default=None,
@@ -514,7 +602,8 @@ def main(argv=None):
             sys.exit("colmap_end_to_end: COLMAP is not built: run scripts/build_colmap.sh")
         cache = done.stdout.strip()
     colmaps = {"stock": os.path.join(cache, "stock", "bin", "colmap"),
-               "sqrtba": os.path.join(cache, "sqrtba", "bin", "colmap")}
+               "sqrtba": os.path.join(cache, "sqrtba", "bin", "colmap"),
+               "sqrtba-off": os.path.join(cache, "sqrtba-off", "bin", "colmap")}
     out = args.out or os.path.join(REPO_ROOT, "results", "colmap-e2e-" +
                                    datetime.datetime.now().strftime("%Y%m%d_%H%M%S"))
     os.makedirs(out, exist_ok=True)
@@ -525,7 +614,8 @@ def main(argv=None):
     if unknown:
         sys.exit("colmap_end_to_end: unknown stage %s (stages: %s)" % (unknown[0], ",".join(STAGES)))
     results = {}
-    for stage, run in (("files", stage_files), ("ba", stage_ba), ("mapper", stage_mapper)):
+    for stage, run in (("files", stage_files), ("ba", stage_ba), ("mapper", stage_mapper),
+                       ("off", stage_off)):
         if stage in stages:
             results[stage] = []
             run(r, args, colmaps, results[stage])
@@ -536,13 +626,13 @@ def main(argv=None):
             # A stage run earlier into the same --out (e.g. the untimed files
             # stage while the machine was busy): its rows, for the report.
             results[stage] = load_rows(out, stage)
-    files, ba, mapper = results["files"], results["ba"], results["mapper"]
+    files, ba, mapper, off = results["files"], results["ba"], results["mapper"], results["off"]
     commit = subprocess.run(["git", "-C", REPO_ROOT, "rev-parse", "--short", "HEAD"],
                             stdout=subprocess.PIPE, text=True).stdout.strip()
     machine = "%s, %d cores, ceres_sqrtba %s, COLMAP 4.1.1, %s" % (
         os.uname().nodename, os.cpu_count() or 1, commit,
         datetime.date.today().isoformat())
-    text = report(files, ba, mapper, machine, args.seed)
+    text = report(files, ba, mapper, machine, args.seed, off)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(text)
     print(text)

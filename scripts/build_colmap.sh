@@ -1,33 +1,41 @@
 #!/usr/bin/env bash
 # Builds COLMAP 4.1.1 from ../shared/colmap-src, offline, once per machine,
-# into a cache outside the clone, as two programs:
+# into a cache outside the clone, as three programs and COLMAP's own tests:
 #
 #   <cache>/stock/bin/colmap     COLMAP as released (Debian's Ceres 2.1)
 #   <cache>/stock/bin/colmap_ba_covariance   COLMAP's own EstimateBACovariance
 #                                on a model (integrations/colmap/ba_covariance)
-#   <cache>/sqrtba/bin/colmap    the same with integrations/colmap/sqrtba.patch:
-#                                its bundle adjustment and global positioning
-#                                solve through ceres_sqrtba::Solve
-#                                (SQRT_AUTOMATIC), linked against this clone's
-#                                ceres_sqrtba
+#   <cache>/sqrtba/bin/colmap    COLMAP with integrations/colmap/sqrtba.patch
+#                                and -DSQRTBA_ENABLED=ON, linked against this
+#                                clone's ceres_sqrtba: its bundle adjusters and
+#                                global positioning solve with square-root BA
+#                                (flags BundleAdjustmentCeres.use_sqrtba,
+#                                Mapper.ba_use_sqrtba, GlobalMapper.gp_use_sqrtba,
+#                                ... and their *_sqrtba_precision)
+#   <cache>/sqrtba-off/bin/colmap   the patched source with the option off,
+#                                which must behave exactly as stock
+#   <cache>/sqrtba/tests, <cache>/sqrtba-off/tests
+#                                COLMAP's estimator, cost function, sfm and
+#                                controller tests of each patched build
+#                                (scripts/colmap_tests.sh runs them)
 #
-# and prints <cache> on stdout. The patched program is an incremental rebuild
-# of the stock tree (the patch touches two translation units, a header of its
-# own and two CMake files), redone whenever this clone's ceres_sqrtba sources
-# change (a hash of the library's sources and the patch keys it).
+# and prints <cache> on stdout. The patched builds are incremental rebuilds of
+# a tree that ccache has seen, redone whenever the patch or this clone's
+# ceres_sqrtba sources change (a hash of them keys each build).
 #
 #   cache=$(bash scripts/build_colmap.sh)
 #   "$cache/stock/bin/colmap" bundle_adjuster --input_path ... --output_path ...
-#   COLMAP_SQRTBA_PRECISION=double "$cache/sqrtba/bin/colmap" mapper ...
+#   "$cache/sqrtba/bin/colmap" mapper --Mapper.ba_sqrtba_precision DOUBLE ...
 #
-# With --if-built it only prints the cache of a completed build of both (exit
-# 3 when there is none), without building. The sources: $CERES_SQRTBA_COLMAP_SRC,
-# else ../shared/colmap-src beside the source tree (colmap-4.1.1.tar.xz,
-# poselib-a69263d.tar.xz, faiss-1.14.1.tar.xz, checked against its
-# SHA256SUMS). CUDA, the GUI, OpenGL, ONNX, CGAL, downloads and tests are off;
-# the Debian packages COLMAP needs beyond the project's are installed when
-# missing. Cold, on 2 cores: about 20-25 minutes for COLMAP, a few minutes for
-# the patched rebuild.
+# With --if-built it only prints the cache of a completed build of all three
+# (exit 3 when there is none), without building. The sources:
+# $CERES_SQRTBA_COLMAP_SRC, else ../shared/colmap-src beside the source tree
+# (colmap-4.1.1.tar.xz, poselib-a69263d.tar.xz, faiss-1.14.1.tar.xz, checked
+# against its SHA256SUMS). CUDA, the GUI, OpenGL, ONNX, CGAL and downloads are
+# off; the Debian packages COLMAP needs beyond the project's are installed when
+# missing. Cold, on 2 cores: about 30 minutes for stock COLMAP, about as long
+# again for each patched build (the patch touches sensor/models.h, which
+# nearly every file includes) and a few minutes when only ceres_sqrtba changed.
 #
 # Environment: JOBS (default nproc), CERES_SQRTBA_CACHE (as build_ceres22.sh).
 # Progress goes to stderr.
@@ -60,15 +68,19 @@ cache=${CERES_SQRTBA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ceres_sqrtba}/colmap
 # What the patched program depends on: the patch and ceres_sqrtba's sources.
 sqrtba_key=$( (cat "$patch_file"; cd "$here" && find ceres_sqrtba cmake CMakeLists.txt -type f \
                ! -name '*_test.cc' -print0 | sort -z | xargs -0 cat) | sha256sum | cut -c1-16)
+patch_key=$(sha256sum < "$patch_file" | cut -c1-16)
 stock_stamp=$cache/stock/.complete
 sqrtba_stamp=$cache/sqrtba/.complete
+off_stamp=$cache/sqrtba-off/.complete
 if [ "$if_built" = 1 ]; then
   if [ -f "$stock_stamp" ] && [ -f "$sqrtba_stamp" ] && grep -q "key=$sqrtba_key" "$sqrtba_stamp" &&
+     [ -f "$off_stamp" ] && grep -q "key=$patch_key" "$off_stamp" &&
      [ -x "$cache/stock/bin/colmap_ba_covariance" ]; then
     echo "$cache"
     exit 0
   fi
-  echo "build_colmap.sh: COLMAP 4.1.1 (stock and patched for this ceres_sqrtba) is not built in" \
+  echo "build_colmap.sh: COLMAP 4.1.1 (stock, and patched for this ceres_sqrtba with the option on" \
+       "and off) is not built in" \
        "$cache" >&2
   exit 3
 fi
@@ -103,26 +115,94 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 tree=$cache/source
 build=$cache/build
-configure() {
-  cmake -G Ninja -S "$tree/colmap-4.1.1" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+configure() {  # build directory, then extra CMake arguments
+  local dir=$1
+  shift
+  cmake -G Ninja -S "$tree/colmap-4.1.1" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
     "${launcher[@]}" \
     -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
     -DFETCHCONTENT_SOURCE_DIR_POSELIB="$tree/poselib" \
     -DFETCHCONTENT_SOURCE_DIR_FAISS="$tree/faiss" \
-    -DCUDA_ENABLED=OFF -DGUI_ENABLED=OFF -DOPENGL_ENABLED=OFF -DTESTS_ENABLED=OFF \
+    -DCUDA_ENABLED=OFF -DGUI_ENABLED=OFF -DOPENGL_ENABLED=OFF \
     -DDOWNLOAD_ENABLED=OFF -DONNX_ENABLED=OFF -DCASPAR_ENABLED=OFF -DCGAL_ENABLED=OFF \
     -DGIT_COMMIT_ID=a0d785f -DGIT_COMMIT_DATE=2026-07-17 "$@" >&2
+}
+# The released source, with fresh modification times (tar -m) so that ninja
+# rebuilds whatever an earlier patch had changed; ccache makes that cheap.
+fresh_tree() {
+  rm -rf "$tree"
+  mkdir -p "$tree/poselib" "$tree/faiss"
+  tar xmf "$src_dir/colmap-4.1.1.tar.xz" -C "$tree"
+  tar xmf "$src_dir/poselib-a69263d.tar.xz" -C "$tree/poselib" --strip-components=1
+  tar xmf "$src_dir/faiss-1.14.1.tar.xz" -C "$tree/faiss" --strip-components=1
+}
+# The patch on the released tree, checked to apply unchanged: no fuzz, no
+# offsets. It stays applied until the patch changes.
+ensure_patched() {
+  if [ -f "$tree/.patch-applied" ] && cmp -s "$patch_file" "$tree/.patch-applied"; then
+    return
+  fi
+  if [ -f "$tree/.patch-applied" ]; then
+    fresh_tree
+  fi
+  local out
+  out=$(cd "$tree/colmap-4.1.1" && patch -p1 --forward -F0 < "$patch_file") || {
+    echo "$out" >&2
+    echo "build_colmap.sh: $patch_file does not apply to COLMAP 4.1.1" >&2
+    exit 1
+  }
+  if echo "$out" | grep -q "offset\|fuzz"; then
+    echo "$out" >&2
+    echo "build_colmap.sh: $patch_file applies only with offsets" >&2
+    exit 1
+  fi
+  cp "$patch_file" "$tree/.patch-applied"
+}
+# COLMAP's tests that solve, or build what is solved, built with each patched
+# program: the estimators (bundle adjustment, covariance, global
+# positioning), the cost functions, the mappers and the controllers that run
+# them, and the option manager that registers the flags.
+colmap_tests=(
+  estimators/alignment_test estimators/bundle_adjustment_test estimators/bundle_adjustment_ceres_test
+  estimators/covariance_test estimators/generalized_pose_test estimators/global_positioning_test
+  estimators/gravity_refinement_test estimators/pose_test estimators/rotation_averaging_test
+  estimators/view_graph_calibration_test
+  estimators/cost_functions/alignment_test estimators/cost_functions/calibration_test
+  estimators/cost_functions/motion_averaging_test estimators/cost_functions/pose_prior_test
+  estimators/cost_functions/reprojection_error_test estimators/cost_functions/sampson_error_test
+  estimators/cost_functions/utils_test
+  sfm/global_mapper_test sfm/incremental_mapper_test sfm/incremental_triangulator_test
+  controllers/bundle_adjustment_test controllers/global_pipeline_test
+  controllers/incremental_pipeline_test controllers/hierarchical_pipeline_test
+  controllers/option_manager_test
+)
+# Builds the program and the tests (src/colmap/<folder>/<name>, target
+# colmap_<folder with _>_<name>) in a build directory; copies them to
+# $2/bin/colmap and $2/tests/<folder with _>_<name>.
+build_program_and_tests() {
+  local dir=$1 dest=$2
+  shift 2
+  local tests=("${colmap_tests[@]}" "$@") targets=(colmap) t name
+  for t in "${tests[@]}"; do
+    name=$(dirname "$t" | tr / _)_$(basename "$t")
+    targets+=("colmap_$name")
+  done
+  cmake --build "$dir" -j"$JOBS" --target "${targets[@]}" >&2
+  rm -rf "$dest/bin" "$dest/tests"
+  mkdir -p "$dest/bin" "$dest/tests"
+  cp "$dir/src/colmap/exe/colmap" "$dest/bin/colmap"
+  for t in "${tests[@]}"; do
+    name=$(dirname "$t" | tr / _)_$(basename "$t")
+    cp "$dir/src/colmap/$t" "$dest/tests/$name"
+  done
 }
 
 start=$(date +%s)
 if [ ! -f "$stock_stamp" ]; then
   echo "build_colmap.sh: building stock COLMAP 4.1.1 into $cache (once per machine)" >&2
-  rm -rf "$tree" "$build" "$cache/stock" "$cache/sqrtba"
-  mkdir -p "$tree/poselib" "$tree/faiss"
-  tar xf "$src_dir/colmap-4.1.1.tar.xz" -C "$tree"
-  tar xf "$src_dir/poselib-a69263d.tar.xz" -C "$tree/poselib" --strip-components=1
-  tar xf "$src_dir/faiss-1.14.1.tar.xz" -C "$tree/faiss" --strip-components=1
-  configure
+  rm -rf "$build" "$cache/stock" "$cache/sqrtba" "$cache/sqrtba-off"
+  fresh_tree
+  configure "$build" -DTESTS_ENABLED=OFF
   cmake --build "$build" -j"$JOBS" --target colmap >&2
   mkdir -p "$cache/stock/bin"
   cp "$build/src/colmap/exe/colmap" "$cache/stock/bin/colmap"
@@ -145,7 +225,7 @@ if [ ! -f "$driver_stamp" ] || ! grep -q "key=$driver_key" "$driver_stamp"; then
   if [ ! -d "$cache/stock/install" ]; then
     # A cache from before the install step: build stock COLMAP again.
     echo "build_colmap.sh: $cache/stock has no install; rebuilding stock COLMAP" >&2
-    rm -f "$stock_stamp" "$tree/.patched"
+    rm -f "$stock_stamp"
     exec bash "$0"
   fi
   rm -rf "$cache/ba_covariance-build"
@@ -167,35 +247,22 @@ if [ ! -f "$sqrtba_stamp" ] || ! grep -q "key=$sqrtba_key" "$sqrtba_stamp"; then
     -DCERES_SQRTBA_BUILD_EXAMPLES=OFF -DCERES_SQRTBA_BUILD_BENCHMARKS=OFF >&2
   cmake --build "$cache/ceres_sqrtba-build" -j"$JOBS" >&2
   cmake --install "$cache/ceres_sqrtba-build" >&2
-  # The patch on the stock tree (once; it stays applied), checked to apply
-  # to the released source unchanged: no fuzz, no offsets.
-  if [ ! -f "$tree/.patched" ]; then
-    out=$(cd "$tree/colmap-4.1.1" && patch -p1 --forward -F0 < "$patch_file") || {
-      echo "$out" >&2
-      echo "build_colmap.sh: $patch_file does not apply to COLMAP 4.1.1" >&2
-      exit 1
-    }
-    if echo "$out" | grep -q "offset\|fuzz"; then
-      echo "$out" >&2
-      echo "build_colmap.sh: $patch_file applies only with offsets" >&2
-      exit 1
-    fi
-    touch "$tree/.patched"
-  else
-    cp "$patch_file" "$tree/.patch-now"
-    if ! cmp -s "$tree/.patch-now" "$tree/.patch-applied"; then
-      # Another version of the patch: start again from the released source.
-      rm -f "$tree/.patched" "$stock_stamp"
-      exec bash "$0"
-    fi
-  fi
-  cp "$patch_file" "$tree/.patch-applied"
-  configure -DCMAKE_PREFIX_PATH="$prefix"
-  cmake --build "$build" -j"$JOBS" --target colmap >&2
-  mkdir -p "$cache/sqrtba/bin"
-  cp "$build/src/colmap/exe/colmap" "$cache/sqrtba/bin/colmap"
+  ensure_patched
+  configure "$build" -DSQRTBA_ENABLED=ON -DTESTS_ENABLED=ON -DCMAKE_PREFIX_PATH="$prefix"
+  build_program_and_tests "$build" "$cache/sqrtba" estimators/bundle_adjustment_sqrtba_test
   echo "key=$sqrtba_key commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo none)" \
        "built=$(date -u +%FT%TZ) seconds=$(( $(date +%s) - patched_start ))" > "$sqrtba_stamp"
   echo "build_colmap.sh: patched COLMAP in $(( $(date +%s) - patched_start )) s" >&2
+fi
+
+# The patched source with the option off: COLMAP as released, in behaviour.
+if [ ! -f "$off_stamp" ] || ! grep -q "key=$patch_key" "$off_stamp"; then
+  off_start=$(date +%s)
+  echo "build_colmap.sh: building patched COLMAP with SQRTBA_ENABLED=OFF" >&2
+  ensure_patched
+  configure "$cache/build-off" -DSQRTBA_ENABLED=OFF -DTESTS_ENABLED=ON
+  build_program_and_tests "$cache/build-off" "$cache/sqrtba-off"
+  echo "key=$patch_key built=$(date -u +%FT%TZ) seconds=$(( $(date +%s) - off_start ))" > "$off_stamp"
+  echo "build_colmap.sh: patched COLMAP, option off, in $(( $(date +%s) - off_start )) s" >&2
 fi
 echo "$cache"

@@ -115,6 +115,31 @@ class ReportTest(unittest.TestCase):
         del ba[0]["solve_seconds"]  # rows of a run before the column existed
         self.assertIn("| n/a / 0.131 / 0.134 |", e2e.report([], ba, [], "test"))
 
+    def test_option_off_table_says_identical_only_for_equal_digests(self):
+        off = [{"run": "bundle_adjuster", "stock": "a1", "stock_again": "a1", "option_off": "a1"},
+               {"run": "mapper", "stock": "b1", "stock_again": "b1", "option_off": "b2"},
+               {"run": "global_mapper", "stock": "exit 1", "stock_again": "exit 1",
+                "option_off": "exit 1"}]
+        text = e2e.report([], [], [], "test", off=off)
+        self.assertIn("| bundle_adjuster | a1 | a1 | a1 | yes |", text)
+        self.assertIn("| mapper | b1 | b1 | b2 | **no** |", text)
+        self.assertIn("| global_mapper | exit 1 | exit 1 | exit 1 | **no** |", text)
+        self.assertNotIn("SQRTBA_ENABLED=OFF", e2e.report([], [], [], "test"))
+
+    def test_model_digest_reads_the_binary_files_in_name_order(self):
+        with tempfile.TemporaryDirectory() as model:
+            self.assertIsNone(e2e.model_digest(model))
+            for name, data in (("points3D.bin", b"p"), ("cameras.bin", b"c"), ("notes.txt", b"x")):
+                with open(os.path.join(model, name), "wb") as f:
+                    f.write(data)
+            first = e2e.model_digest(model)
+            with open(os.path.join(model, "notes.txt"), "wb") as f:
+                f.write(b"y")  # not a model file
+            self.assertEqual(e2e.model_digest(model), first)
+            with open(os.path.join(model, "cameras.bin"), "wb") as f:
+                f.write(b"C")
+            self.assertNotEqual(e2e.model_digest(model), first)
+
     def test_a_statistic_that_differs_between_runs_is_shown_per_run(self):
         runs = [{"images": 3}, {"images": 47}, {"images": 47}]
         self.assertEqual(e2e.across(runs, "images", "%d"), "3 / 47 / 47")
