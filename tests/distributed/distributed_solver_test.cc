@@ -211,6 +211,37 @@ TEST_F(DistributedSolver, CamerasThatDifferFailOnEveryRank) {
   EXPECT_LT(MPI_Wtime() - start, 10.0);
 }
 
+TEST_F(DistributedSolver, ALandmarkOnTwoRanksFailsOnEveryRank) {
+  if (Size() < 2) GTEST_SKIP() << "needs two ranks";
+  // The last rank also holds rank 0's first landmark, with all of its
+  // residual blocks.
+  int shared = 0;
+  while (share_[shared] != 0) ++shared;
+  Solved run{Build(ba_, &share_, Rank()), {}};
+  if (Rank() == Size() - 1) {
+    static ceres::HuberLoss huber(1.0);
+    for (const auto& o : run.built.ba.observations) {
+      if (o.point != shared) continue;
+      run.built.problem->AddResidualBlock(
+          new ceres::AutoDiffCostFunction<testing::ReprojectionError, 2, 6, 3, 3>(
+              new testing::ReprojectionError(o.u, o.v)),
+          &huber, run.built.ba.poses[o.camera].data(), run.built.ba.intrinsics[o.camera].data(),
+          run.built.ba.points[o.point].data());
+    }
+  }
+  const double start = MPI_Wtime();
+  SolveDistributed(Options(DOUBLE_PRECISION), MPI_COMM_WORLD, run.built.cameras, run.built.problem.get(),
+                   &run.summary);
+  EXPECT_EQ(run.summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(run.summary.message.find("A landmark of rank 0 and a landmark of rank " + std::to_string(Size() - 1) +
+                                     " hold the same values"),
+            std::string::npos)
+      << run.summary.message;
+  EXPECT_LT(MPI_Wtime() - start, 10.0);
+  // Its values untouched on both.
+  EXPECT_EQ(run.built.ba.points[shared], ba_.points[shared]);
+}
+
 TEST_F(DistributedSolver, OptionsThatDifferFailOnEveryRank) {
   if (Size() < 2) GTEST_SKIP() << "needs two ranks";
   Solver::Options options = Options(DOUBLE_PRECISION);

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ceres_sqrtba {
 namespace internal {
@@ -49,6 +50,12 @@ class ProcessGroup {
   // True on every process when every process passed the same value (a
   // fingerprint: the processes hold the same cameras, the same options).
   virtual bool AllEqual(uint64_t value) const = 0;
+  // Every process sends to[r] to process r (to.size() == size()); then
+  // *received holds what the processes sent this one, in rank order, and
+  // (*from)[i] the rank that sent (*received)[i]: how a check over all
+  // landmarks is split among the processes.
+  virtual void Exchange(const std::vector<std::vector<uint64_t>>& to, std::vector<uint64_t>* received,
+                        std::vector<int>* from) const = 0;
 
   // True on every process when one passed true.
   bool Any(bool value) const { return Max(value ? 1.0 : 0.0) > 0.0; }

@@ -63,5 +63,28 @@ bool MpiProcessGroup::AllEqual(uint64_t value) const {
   return std::all_of(values.begin(), values.end(), [&](uint64_t v) { return v == values[0]; });
 }
 
+void MpiProcessGroup::Exchange(const std::vector<std::vector<uint64_t>>& to, std::vector<uint64_t>* received,
+                               std::vector<int>* from) const {
+  std::vector<int> send_counts(size_), send_offsets(size_), receive_counts(size_), receive_offsets(size_);
+  std::vector<uint64_t> send;
+  for (int r = 0; r < size_; ++r) {
+    send_offsets[r] = static_cast<int>(send.size());
+    send_counts[r] = static_cast<int>(to[r].size());
+    send.insert(send.end(), to[r].begin(), to[r].end());
+  }
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, communicator_);
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    receive_offsets[r] = total;
+    total += receive_counts[r];
+  }
+  received->assign(total, 0);
+  MPI_Alltoallv(send.data(), send_counts.data(), send_offsets.data(), MPI_UINT64_T, received->data(),
+                receive_counts.data(), receive_offsets.data(), MPI_UINT64_T, communicator_);
+  bytes_sent_ += static_cast<int64_t>(size_ * sizeof(int) + send.size() * sizeof(uint64_t));
+  from->clear();
+  for (int r = 0; r < size_; ++r) from->insert(from->end(), receive_counts[r], r);
+}
+
 }  // namespace internal
 }  // namespace ceres_sqrtba

@@ -33,6 +33,8 @@ class MpiProcessGroup final : public ProcessGroup {
   double Max(double value) const override;
   std::string FirstMessage(const std::string& message, int* from) const override;
   bool AllEqual(uint64_t value) const override;
+  void Exchange(const std::vector<std::vector<uint64_t>>& to, std::vector<uint64_t>* received,
+                std::vector<int>* from) const override;
 
   // Bytes this process sent through the collectives so far.
   int64_t bytes_sent() const { return bytes_sent_; }

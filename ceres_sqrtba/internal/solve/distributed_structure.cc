@@ -1,7 +1,11 @@
 #include "ceres_sqrtba/internal/solve/distributed_structure.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
 
 #include <typeinfo>
 
@@ -109,7 +113,47 @@ StructureStatus DistributedStructure(StructureStatus status, const Solver::Optio
         "sizes, values and bounds must be the same on every process) or were given different options.";
     return StructureStatus::kInvalid;
   }
+  const std::string shared = SharedLandmarks(structure, processes);
+  if (!shared.empty()) {
+    *error = shared;
+    return StructureStatus::kInvalid;
+  }
   return StructureStatus::kOk;
+}
+
+std::string SharedLandmarks(const ProblemStructure& s, const ProcessGroup& processes) {
+  // Each landmark's values, hashed, go to the process the hash names; each
+  // process looks for a hash that two processes sent.
+  const int size = processes.size();
+  std::vector<std::vector<uint64_t>> to(size);
+  for (int l : s.landmarks) {
+    const ParameterBlockInfo& pb = s.parameter_blocks[l];
+    Fingerprint f;
+    f.Add(pb.size);
+    for (int k = 0; k < pb.size; ++k) f.Add(pb.user_values[k]);
+    to[f.value() % static_cast<uint64_t>(size)].push_back(f.value());
+  }
+  std::vector<uint64_t> received;
+  std::vector<int> from;
+  processes.Exchange(to, &received, &from);
+  std::vector<int> order(received.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return received[a] != received[b] ? received[a] < received[b] : from[a] < from[b];
+  });
+  std::string message;
+  for (size_t i = 1; i < order.size() && message.empty(); ++i) {
+    const int a = order[i - 1];
+    const int b = order[i];
+    if (received[a] == received[b] && from[a] != from[b]) {
+      message = "A landmark of rank " + std::to_string(from[a]) + " and a landmark of rank " +
+                std::to_string(from[b]) +
+                " hold the same values: each landmark, with all of its residual blocks, must be on exactly one "
+                "process.";
+    }
+  }
+  // The lowest checking rank's finding, the same on every process.
+  return processes.FirstMessage(message, nullptr);
 }
 
 void RecordDistributedSizes(const ProblemStructure& s, const std::vector<double*>& camera_blocks,

@@ -27,11 +27,21 @@ namespace ceres_sqrtba {
 namespace internal {
 
 // status, structure, *error: this process's BuildProblemStructure. Returns
-// kOk on every process, or kInvalid on every process with the same *error.
+// kOk on every process, or kInvalid on every process with the same *error:
+// the first failing process's error, processes holding other cameras or
+// given other options, or a landmark on two processes (SharedLandmarks).
 // Every process must call it at the same point.
 StructureStatus DistributedStructure(StructureStatus status, const Solver::Options& options,
                                      const ProcessGroup& processes, const ProblemStructure& structure,
                                      std::string* error);
+
+// A landmark held by two processes: the message naming the two ranks, the
+// same on every process, or empty. Landmarks are told apart by their values
+// (bit for bit), the one identity that survives across processes: two
+// landmarks of two processes at exactly the same position are taken for one.
+// Each process hashes its landmarks' values and checks the hashes sent to it
+// (a share of all landmarks); every process must call it at the same point.
+std::string SharedLandmarks(const ProblemStructure& structure, const ProcessGroup& processes);
 
 // The summary's problem sizes (original and reduced) and the landmark groups
 // of its orderings (given and used) of the whole problem: each process's

@@ -32,6 +32,11 @@ class OneProcess final : public ProcessGroup {
     return message;
   }
   bool AllEqual(uint64_t) const override { return all_equal; }
+  void Exchange(const std::vector<std::vector<uint64_t>>& to, std::vector<uint64_t>* received,
+                std::vector<int>* from) const override {
+    *received = to[0];
+    from->assign(received->size(), 0);
+  }
   mutable int sums = 0;
   bool all_equal = true;
 };
