@@ -18,15 +18,52 @@ void MpiProcessGroup::SumOf(T* v, int64_t n, MPI_Datatype type, std::vector<T>* 
   constexpr int64_t kPiece = std::numeric_limits<int>::max() / 64;
   for (int64_t begin = 0; begin < n; begin += kPiece) {
     const int count = static_cast<int>(std::min(kPiece, n - begin));
+    if (size_ >= 3 && count >= 2 * size_) {
+      SumBySlices(v + begin, count, type, gathered);
+      continue;
+    }
     gathered->resize(static_cast<size_t>(count) * size_);
     MPI_Allgather(v + begin, count, type, gathered->data(), count, type, communicator_);
-    bytes_sent_ += static_cast<int64_t>(count) * sizeof(T);
+    bytes_sent_ += static_cast<int64_t>(count) * (size_ - 1) * sizeof(T);
     for (int i = 0; i < count; ++i) {
       T sum = (*gathered)[i];
       for (int r = 1; r < size_; ++r) sum += (*gathered)[static_cast<size_t>(r) * count + i];
       v[begin + i] = sum;
     }
   }
+}
+
+template <typename T>
+void MpiProcessGroup::SumBySlices(T* v, int count, MPI_Datatype type, std::vector<T>* received) const {
+  // Slice r of v: slice_offsets_[r], slice_counts_[r] elements.
+  slice_counts_.resize(size_);
+  slice_offsets_.resize(size_);
+  receive_counts_.resize(size_);
+  receive_offsets_.resize(size_);
+  for (int r = 0, offset = 0; r < size_; ++r) {
+    slice_counts_[r] = count / size_ + (r < count % size_ ? 1 : 0);
+    slice_offsets_[r] = offset;
+    offset += slice_counts_[r];
+  }
+  const int mine = slice_counts_[rank_];
+  for (int r = 0; r < size_; ++r) {
+    receive_counts_[r] = mine;
+    receive_offsets_[r] = r * mine;
+  }
+  // Every process's copy of this process's slice, in rank order ...
+  received->resize(static_cast<size_t>(mine) * size_);
+  MPI_Alltoallv(v, slice_counts_.data(), slice_offsets_.data(), type, received->data(), receive_counts_.data(),
+                receive_offsets_.data(), type, communicator_);
+  // ... added in rank order, as the allgather's sum adds them ...
+  T* slice = v + slice_offsets_[rank_];
+  for (int i = 0; i < mine; ++i) {
+    T sum = (*received)[i];
+    for (int r = 1; r < size_; ++r) sum += (*received)[static_cast<size_t>(r) * mine + i];
+    slice[i] = sum;
+  }
+  // ... and the summed slices to every process.
+  MPI_Allgatherv(MPI_IN_PLACE, 0, type, v, slice_counts_.data(), slice_offsets_.data(), type, communicator_);
+  bytes_sent_ += static_cast<int64_t>(count - mine + static_cast<int64_t>(mine) * (size_ - 1)) * sizeof(T);
 }
 
 void MpiProcessGroup::Sum(double* v, int64_t n) const { SumOf(v, n, MPI_DOUBLE, &doubles_); }

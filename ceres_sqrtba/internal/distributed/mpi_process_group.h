@@ -36,18 +36,28 @@ class MpiProcessGroup final : public ProcessGroup {
   void Exchange(const std::vector<std::vector<uint64_t>>& to, std::vector<uint64_t>* received,
                 std::vector<int>* from) const override;
 
-  // Bytes this process sent through the collectives so far.
+  // Bytes this process sent through the collectives so far (the sums: what
+  // it sends to the other processes, P - 1 copies of its vector through the
+  // allgather, 2 (P - 1) / P of it by slices).
   int64_t bytes_sent() const { return bytes_sent_; }
 
  private:
   template <typename T>
   void SumOf(T* v, int64_t n, MPI_Datatype type, std::vector<T>* gathered) const;
+  // From 3 processes on, a vector of at least 2 values per process: each
+  // process sums one slice (every process's copy of it, added in rank order,
+  // the same bits as the allgather's sum) and gathers the others' summed
+  // slices. Each process sends 2 (P - 1) / P of the vector instead of
+  // (P - 1) times it.
+  template <typename T>
+  void SumBySlices(T* v, int count, MPI_Datatype type, std::vector<T>* received) const;
 
   MPI_Comm communicator_;
   int rank_ = 0;
   int size_ = 1;
   mutable std::vector<double> doubles_;
   mutable std::vector<float> floats_;
+  mutable std::vector<int> slice_counts_, slice_offsets_, receive_counts_, receive_offsets_;
   mutable int64_t bytes_sent_ = 0;
 };
 
