@@ -520,15 +520,7 @@ int Run() {
     for (int c = 0; c < bal.num_cameras(); ++c) cameras.push_back(bal.mutable_camera(c));
     DistributedStatistics statistics;
     SolveDistributed(options, MPI_COMM_WORLD, cameras, &problem, &summary, &statistics);
-    // Every rank's points to every rank (each share is one range of points).
-    for (int r = 0, begin = 0; r < g_ranks; ++r) {
-      int end = begin;
-      while (end < bal.num_points() && point_rank[end] == r) ++end;
-      if (end > begin) {
-        MPI_Bcast(bal.mutable_point(begin), 3 * (end - begin), MPI_DOUBLE, r, MPI_COMM_WORLD);
-      }
-      begin = end;
-    }
+    BroadcastLandmarkShares(point_rank, 3, bal.mutable_point(0));
     if (g_rank == 0) {
       std::printf("Ranks: %d; rank 0 sent %lld bytes over %d iterations\n", g_ranks,
                   static_cast<long long>(statistics.bytes_sent), static_cast<int>(summary.iterations.size()));

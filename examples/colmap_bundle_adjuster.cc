@@ -439,11 +439,13 @@ int Run() {
     return Fail("--output_path=" + error);
   }
 
+  CovarianceSelection covariance = CovarianceSelection::kNone;
+  if (!ParseCovarianceSelection(FLAGS_covariance, &covariance, &error)) return Fail(error);
   // Spread over MPI ranks: each keeps a share of the 3D points (consecutive in
   // the model's order, balanced by observations) and every camera-side block.
   std::vector<int> point_rank;
   if (g_ranks > 1) {
-    if (Lower(FLAGS_covariance) != "none") return Fail("--covariance cannot be used under mpirun");
+    if (covariance != CovarianceSelection::kNone) return Fail("--covariance cannot be used under mpirun");
     std::vector<int> observations(model.points3D.size(), 0);
     for (size_t p = 0; p < model.points3D.size(); ++p) {
       observations[p] = static_cast<int>(model.points3D[p].track.size());
@@ -485,8 +487,6 @@ int Run() {
                 colmap_problem.gauge_fixed_points());
   }
 
-  CovarianceSelection covariance = CovarianceSelection::kNone;
-  if (!ParseCovarianceSelection(FLAGS_covariance, &covariance, &error)) return Fail(error);
   Setup setup;
   // The whole problem's residuals (2 per observation), the same on every rank.
   if (!SetSolverOptions(colmap_problem.num_images(), 2 * colmap_problem.num_observations(), &setup, &error)) {
@@ -524,17 +524,9 @@ int Run() {
 #if CERES_SQRTBA_EXAMPLES_MPI
     DistributedStatistics statistics;
     SolveDistributed(options, MPI_COMM_WORLD, colmap_problem.CameraBlocks(), &problem, &summary, &statistics);
-    // Every rank's points to every rank (each share is one range of points),
-    // so that every rank holds the whole solved model.
-    const int num_points = static_cast<int>(point_rank.size());
-    for (int r = 0, begin = 0; r < g_ranks; ++r) {
-      int end = begin;
-      while (end < num_points && point_rank[end] == r) ++end;
-      if (end > begin) {
-        MPI_Bcast(colmap_problem.mutable_point(begin), 3 * (end - begin), MPI_DOUBLE, r, MPI_COMM_WORLD);
-      }
-      begin = end;
-    }
+    // Every rank's points to every rank, so that every rank holds the whole
+    // solved model.
+    BroadcastLandmarkShares(point_rank, 3, colmap_problem.mutable_point(0));
     std::printf("Ranks: %d; rank 0 sent %lld bytes over %d iterations\n", g_ranks,
                 static_cast<long long>(statistics.bytes_sent), static_cast<int>(summary.iterations.size()));
 #endif

@@ -310,8 +310,7 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
       CostFactory factory{point2D.x, point2D.y, options.float_jacobians};
       if (!OwnsPoint(point)) {
         // Another rank's point: its residual blocks are on that rank; what
-        // they use is marked all the same.
-        if (sensor >= 0 && options.refine_sensor_from_rig) sensor_used_[sensor] = 1;
+        // they use is marked below all the same.
       } else if (sensor < 0) {
         colmap_models::VisitModel(camera_models_[camera], factory);
         problem->AddResidualBlock(factory.result, loss, points_[point].data(),
@@ -322,7 +321,6 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
         problem->AddResidualBlock(factory.result, loss, points_[point].data(),
                                   sensor_poses_[sensor].data(), frame_poses_[frame].data(),
                                   cameras_[camera].data());
-        sensor_used_[sensor] = 1;
       } else {
         factory.kind = 2;
         factory.sensor_from_rig = &sensor_poses_[sensor];
@@ -330,6 +328,7 @@ bool ColmapProblem::Build(const ColmapBundleOptions& options, const ColmapModel&
         problem->AddResidualBlock(factory.result, loss, points_[point].data(),
                                   frame_poses_[frame].data(), cameras_[camera].data());
       }
+      if (sensor >= 0 && options.refine_sensor_from_rig) sensor_used_[sensor] = 1;
       image_used_[i] = 1;
       frame_used_[frame] = 1;
       camera_used_[camera] = 1;

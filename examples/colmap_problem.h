@@ -116,7 +116,7 @@ class ColmapProblem {
   std::vector<double*> CameraBlocks();
 
   // The values of 3D point p (model order): 3 doubles, those of points p, p
-  // + 1, ... following, for sending a rank's points to the others.
+  // + 1, ... following (BroadcastLandmarkShares).
   double* mutable_point(int p) { return points_[p].data(); }
 
   // The mean reprojection error (pixels) at the current values as COLMAP

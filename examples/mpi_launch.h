@@ -11,6 +11,7 @@
 #define CERES_SQRTBA_EXAMPLES_MPI_LAUNCH_H_
 
 #include <cstdlib>
+#include <vector>
 
 #if CERES_SQRTBA_EXAMPLES_MPI
 #include <mpi.h>
@@ -47,6 +48,23 @@ int RunWithMpiIfLaunched(int* argc, char*** argv, int* rank, int* ranks, Body bo
 #endif
   return body();
 }
+
+#if CERES_SQRTBA_EXAMPLES_MPI
+// After a solve spread over the ranks: every rank's landmarks to every rank.
+// share[i] is landmark i's rank (each rank's share consecutive, as
+// BalancedLandmarkShares makes them); landmark i's `size` values are at
+// values + size * i on every rank.
+inline void BroadcastLandmarkShares(const std::vector<int>& share, int size, double* values) {
+  const int count = static_cast<int>(share.size());
+  for (int begin = 0; begin < count;) {
+    const int rank = share[begin];
+    int end = begin;
+    while (end < count && share[end] == rank) ++end;
+    MPI_Bcast(values + static_cast<size_t>(size) * begin, size * (end - begin), MPI_DOUBLE, rank, MPI_COMM_WORLD);
+    begin = end;
+  }
+}
+#endif
 
 }  // namespace examples
 }  // namespace ceres_sqrtba

@@ -44,8 +44,11 @@ def run_binary(path, timeout):
                                   errors="replace", timeout=timeout)
             code, output = done.returncode, done.stdout
         except subprocess.TimeoutExpired as e:
-            code, output = "timeout", (e.stdout or b"").decode(errors="replace") \
-                if isinstance(e.stdout, bytes) else (e.stdout or "")
+            # The output so far (bytes here, whatever text= says).
+            output = e.stdout or ""
+            code = "timeout"
+            if isinstance(output, bytes):
+                output = output.decode(errors="replace")
         seconds = time.monotonic() - start
         row = {"binary": os.path.basename(path), "exit": code, "seconds": round(seconds, 1),
                "tests": 0, "passed": 0, "failed": 0, "skipped": 0, "failures": []}

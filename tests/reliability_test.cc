@@ -16,6 +16,7 @@
 #include "ceres_sqrtba/solver.h"
 #include "euclidean3_manifold.h"
 #include "gtest/gtest.h"
+#include "stop_at_iteration.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -74,17 +75,6 @@ TEST(Reliability, LossWithNegativeDerivativeFailsWithAMessage) {
   }
 }
 
-class AbortAt : public ceres::IterationCallback {
- public:
-  explicit AbortAt(int iteration) : iteration_(iteration) {}
-  ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
-    return s.iteration >= iteration_ ? ceres::SOLVER_ABORT : ceres::SOLVER_CONTINUE;
-  }
-
- private:
-  int iteration_;
-};
-
 // With update_state_every_iteration the user's blocks move during the
 // solve; when the solution is not usable Ceres puts the initial values back.
 TEST(Reliability, UpdateStateEveryIterationAndAbortLeavesTheParametersUntouched) {
@@ -95,7 +85,7 @@ TEST(Reliability, UpdateStateEveryIterationAndAbortLeavesTheParametersUntouched)
     AddReprojectionResiduals(&ba, &problem, nullptr);
     Solver::Options o = SqrtOptions();
     o.update_state_every_iteration = true;
-    AbortAt abort(2);
+    testing::StopAtIteration abort(2, ceres::SOLVER_ABORT);
     o.callbacks.push_back(&abort);
     ceres::Solver::Summary s;
     if (ceres_solve) {

@@ -23,6 +23,7 @@
 #include "ceres/normal_prior.h"
 #include "ceres_sqrtba/distributed_solver.h"
 #include "gtest/gtest.h"
+#include "stop_at_iteration.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
@@ -311,20 +312,9 @@ TEST_F(DistributedSolver, ABoundedLandmarkOnOneRank) {
 }
 
 // A user callback that ends the solve on one rank ends it on all.
-class StopAt : public ceres::IterationCallback {
- public:
-  explicit StopAt(int iteration) : iteration_(iteration) {}
-  ceres::CallbackReturnType operator()(const ceres::IterationSummary& s) override {
-    return s.iteration >= iteration_ ? ceres::SOLVER_TERMINATE_SUCCESSFULLY : ceres::SOLVER_CONTINUE;
-  }
-
- private:
-  int iteration_;
-};
-
 TEST_F(DistributedSolver, ACallbackEndingTheSolveOnOneRankEndsItOnAll) {
   Solver::Options options = Options(DOUBLE_PRECISION);
-  StopAt stop(3);
+  testing::StopAtIteration stop(3, ceres::SOLVER_TERMINATE_SUCCESSFULLY);
   if (Rank() == Size() - 1) options.callbacks.push_back(&stop);
   const Solved spread = Distributed(ba_, options, share_);
   EXPECT_EQ(spread.summary.termination_type, ceres::USER_SUCCESS) << spread.summary.message;

@@ -12,6 +12,7 @@
 # along the weakly determined directions, and are not compared.
 #   mpirun_bundle_adjuster_test.sh BUNDLE_ADJUSTER MPIEXEC RANKS [flags]
 set -euo pipefail
+source "$(dirname "$0")/mpirun_lib.sh"
 program=$1
 mpiexec=$2
 ranks=$3
@@ -29,14 +30,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 flags=(--linear_solver=sqrt_iterative_schur --robustify --num_iterations=8 --synthetic_num_points=3000 "$@")
 "$program" "${flags[@]}" --csv="$work/one.csv" --final_ply="$work/one.ply" > "$work/one.log" 2>&1
-"$mpiexec" -np "$ranks" --oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-  "$program" "${flags[@]}" --csv="$work/spread.csv" --final_ply="$work/spread.ply" > "$work/spread.log" 2>&1 || {
-  cat "$work/spread.log" >&2
-  exit 1
-}
-grep -q "^Ranks: $ranks;" "$work/spread.log" || { echo "no 'Ranks: $ranks' line" >&2; cat "$work/spread.log" >&2; exit 1; }
-single=0
-case " $* " in *" --precision=single "*) single=1 ;; esac
+mpirun_spread "$mpiexec" "$ranks" "$work/spread.log" \
+  "$program" "${flags[@]}" --csv="$work/spread.csv" --final_ply="$work/spread.ply"
+single=$(is_single "$@")
 /usr/bin/python3 - "$work" "$single" <<'PY'
 import csv, sys
 work, single = sys.argv[1], sys.argv[2] == "1"

@@ -27,6 +27,7 @@
 # (as single against double precision, tests/solver_test.cc).
 #   mpirun_colmap_bundle_adjuster_test.sh COLMAP_BUNDLE_ADJUSTER MAKE_COLMAP_SCENE MPIEXEC RANKS [flags]
 set -euo pipefail
+source "$(dirname "$0")/mpirun_lib.sh"
 program=$1
 make_scene=$2
 mpiexec=$3
@@ -41,14 +42,9 @@ flags=(--input_path "$work/in" --linear_solver sqrt_iterative_schur --num_thread
   cat "$work/one.log" >&2
   exit 1
 }
-"$mpiexec" -np "$ranks" --oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none \
-  "$program" "${flags[@]}" --output_path "$work/spread" --csv "$work/spread.csv" > "$work/spread.log" 2>&1 || {
-  cat "$work/spread.log" >&2
-  exit 1
-}
-grep -q "^Ranks: $ranks;" "$work/spread.log" || { echo "no 'Ranks: $ranks' line" >&2; cat "$work/spread.log" >&2; exit 1; }
-single=0
-case " $* " in *" --precision=single "*) single=1 ;; esac
+mpirun_spread "$mpiexec" "$ranks" "$work/spread.log" \
+  "$program" "${flags[@]}" --output_path "$work/spread" --csv "$work/spread.csv"
+single=$(is_single "$@")
 /usr/bin/python3 - "$work" "$single" <<'PY'
 import csv, math, sys
 work, single = sys.argv[1], sys.argv[2] == "1"
