@@ -1,6 +1,7 @@
 #include "ceres_sqrtba/covariance.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
@@ -129,10 +130,19 @@ bool Covariance::Compute(const std::vector<std::pair<const double*, const double
 #endif
   options.memory_limit_in_bytes = m.options.memory_limit_in_bytes;
   options.skip_undetermined_landmarks = m.options.skip_undetermined_landmarks;
+  options.landmark_damping = m.options.landmark_damping;
+  options.keep_camera_inverse = m.options.camera_pairs_on_demand;
   if (m.options.num_threads < 1) return m.Fail("Covariance::Options::num_threads must be at least 1.");
   if (m.options.null_space_rank < -1) return m.Fail("Covariance::Options::null_space_rank must be -1 or more.");
   if (!(m.options.min_reciprocal_condition_number >= 0.0 && m.options.min_reciprocal_condition_number < 1.0)) {
     return m.Fail("Covariance::Options::min_reciprocal_condition_number must be in [0, 1).");
+  }
+  if (!(m.options.landmark_damping >= 0.0 && std::isfinite(m.options.landmark_damping))) {
+    return m.Fail("Covariance::Options::landmark_damping must be finite and at least 0.");
+  }
+  if (m.options.landmark_damping > 0.0 && m.options.algorithm_type == ceres::DENSE_SVD) {
+    return m.Fail("Covariance::Options::landmark_damping > 0 needs algorithm_type = SPARSE_QR (the pseudo-inverse "
+                  "of DENSE_SVD is the undamped problem's).");
   }
   m.estimator = std::make_unique<CovarianceEstimator>(options);
   std::string error;
@@ -219,15 +229,29 @@ bool Covariance::Impl::GetBlock(const double* a, const double* b, bool lift, dou
   }
   const bool transpose = a > b;
   const auto it = blocks.find(transpose ? std::make_pair(b, a) : std::make_pair(a, b));
-  if (it == blocks.end() || it->second < 0) {
-    std::ostringstream msg;
-    msg << "Unable to find covariance block for " << a << " " << b << " (it was not requested from Compute).";
-    return Fail(msg.str());
-  }
   const ParameterBlockInfo* first = transpose ? pb : pa;
   const ParameterBlockInfo* second = transpose ? pa : pb;
-  Eigen::Map<const RowMatrix> stored(values.data() + it->second, first->tangent_size, second->tangent_size);
-  RowMatrix tangent = transpose ? RowMatrix(stored.transpose()) : RowMatrix(stored);
+  RowMatrix tangent;
+  if ((it == blocks.end() || it->second < 0) && options.camera_pairs_on_demand && !pa->is_landmark &&
+      !pb->is_landmark) {
+    // Not requested: a pair of camera-side blocks, from the kept factor.
+    tangent.resize(pa->tangent_size, pb->tangent_size);
+    std::string why;
+    const auto& index = estimator->structure().index_of;
+    if (!estimator->CameraBlock(index.at(a), index.at(b), tangent.data(), &why)) {
+      return Fail("Covariance::GetCovarianceBlock: " + why);
+    }
+  } else if (it == blocks.end() || it->second < 0) {
+    std::ostringstream msg;
+    msg << "Unable to find covariance block for " << a << " " << b << " (it was not requested from Compute"
+        << (options.camera_pairs_on_demand ? "; camera_pairs_on_demand answers pairs of blocks that are not landmarks"
+                                           : "")
+        << ").";
+    return Fail(msg.str());
+  } else {
+    Eigen::Map<const RowMatrix> stored(values.data() + it->second, first->tangent_size, second->tangent_size);
+    tangent = transpose ? RowMatrix(stored.transpose()) : RowMatrix(stored);
+  }
   if (!lift || (pa->manifold == nullptr && pb->manifold == nullptr)) {
     result = tangent;
     return true;

@@ -52,9 +52,10 @@
 //   min_reciprocal_condition_number, null_space_rank, column_pivot_threshold
 //                                    as above (column_pivot_threshold is
 //                                    Ceres 2.2's; with 2.1 the default).
-// And one of its own: memory_limit_in_bytes, as Solver::Options' (0: the
-// memory available): Compute fails with a message naming the bytes rather
-// than allocating more.
+// And its own (Covariance::Options below): memory_limit_in_bytes,
+// skip_undetermined_landmarks, landmark_damping (COLMAP's damping of its
+// points) and camera_pairs_on_demand (any pair of camera-side blocks after
+// Compute, as COLMAP's BACovariance answers any pair of images).
 //
 // Differences from ceres::Covariance, all where Ceres aborts the program:
 // duplicate blocks in a request, a block not in the problem, a Get* call
@@ -91,6 +92,29 @@ class Covariance {
     // them), summary().undetermined_landmarks counts them, and a Get* that
     // names one returns false.
     bool skip_undetermined_landmarks = false;
+    // delta >= 0 added to the diagonal of J^T J on every landmark's tangent
+    // coordinates: the covariance of the problem with a prior of weight
+    // delta on each landmark, which is what COLMAP's EstimateBACovariance
+    // computes (BACovarianceOptions::damping, 1e-8: its points are damped
+    // before they are eliminated). It makes a point seen once determined
+    // (its variance along its ray ~1/delta) and leaves a well-determined one
+    // unchanged to ~delta / its smallest eigenvalue. In the square root:
+    // each landmark's QR runs on its rows stacked on sqrt(delta) I. The rank
+    // decisions (the gauge) stay the Jacobian's own; algorithm_type =
+    // SPARSE_QR only (DENSE_SVD with delta > 0 fails, naming the option).
+    double landmark_damping = 0.0;
+    // false (Ceres' behaviour): the Get* calls answer the pairs Compute was
+    // given. true: Compute also keeps the reduced camera matrix's Cholesky
+    // factor and its selected inverse (as many values each; they stay until
+    // the next Compute or the destructor), and the Get* calls also answer
+    // any pair of variable camera-side blocks (blocks that are not
+    // landmarks), requested or not: from the selected inverse when the two
+    // cameras are neighbours in the factor, else by two triangular solves per
+    // tangent coordinate of the second block (O(factor values) each). Such
+    // calls may run from several threads; their solves take turns. A problem
+    // without landmarks (handed to ceres::Covariance) answers requested pairs
+    // only.
+    bool camera_pairs_on_demand = false;
   };
 
   // What the last Compute did, for logs and benchmarks.

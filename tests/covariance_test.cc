@@ -16,6 +16,7 @@
 // inverse iteration): 1e-6.
 #include "ceres_sqrtba/covariance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iostream>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "ceres/ceres.h"
+#include "ceres/normal_prior.h"
 #include "gtest/gtest.h"
 #include "pipeline_shapes.h"
 
@@ -471,6 +473,158 @@ TEST(Covariance, BadCallsReturnFalseWithAMessage) {
   Covariance no_threads(zero_threads);
   EXPECT_FALSE(no_threads.Compute(Pairs{{point, point}}, b->problem.get()));
   EXPECT_NE(no_threads.error().find("num_threads"), std::string::npos) << no_threads.error();
+}
+
+// Every pair of variable camera-side blocks (poses, intrinsics), far ones
+// included.
+Pairs CameraPairs(const Built& b) {
+  std::vector<double*> blocks;
+  b.problem->GetParameterBlocks(&blocks);
+  std::vector<const double*> cameras;
+  for (double* x : blocks) {
+    const bool is_point = std::any_of(b.values.points.begin(), b.values.points.end(),
+                                      [&](const std::vector<double>& p) { return p.data() == x; });
+    if (!is_point && !b.problem->IsParameterBlockConstant(x)) cameras.push_back(x);
+  }
+  Pairs pairs;
+  for (size_t i = 0; i < cameras.size(); ++i) {
+    for (size_t j = 0; j < cameras.size(); ++j) pairs.emplace_back(cameras[i], cameras[j]);
+  }
+  return pairs;
+}
+
+// camera_pairs_on_demand: only the diagonal blocks requested, then every
+// pair of cameras asked (both orders), against ceres::Covariance given all
+// of them. Tracks of 3 consecutive images of 16: most pairs are far (not
+// neighbours in the factor) and take solves.
+void ExpectCameraPairsOnDemand(const PipelineProblem& p, const std::vector<int>& constant_poses,
+                               ceres::CovarianceAlgorithmType algorithm, double tolerance) {
+  const std::unique_ptr<Built> b = BuildAndSolve(p, constant_poses);
+  ceres::Covariance::Options ceres_options;
+  ceres_options.algorithm_type = algorithm;
+  ceres_options.null_space_rank = algorithm == ceres::DENSE_SVD ? -1 : 0;
+  Covariance::Options options(ceres_options);
+  options.camera_pairs_on_demand = true;
+  options.num_threads = 2;
+  Covariance ours(options);
+  const Pairs all = CameraPairs(*b);
+  Pairs diagonal;
+  for (const auto& pair : all) {
+    if (pair.first == pair.second) diagonal.push_back(pair);
+  }
+  ASSERT_TRUE(ours.Compute(diagonal, b->problem.get())) << ours.error();
+  EXPECT_EQ(ours.summary().cameras_with_columns, 0);  // nothing far was requested
+  Pairs reference_pairs;
+  for (const auto& pair : all) {
+    if (pair.first <= pair.second) reference_pairs.push_back(pair);
+  }
+  ceres::Covariance reference(ceres_options);
+  ASSERT_TRUE(reference.Compute(reference_pairs, b->problem.get()));
+  const Comparison c = Compare(b->problem.get(), all, ours, reference);
+  std::cout << "worst relative difference from ceres::Covariance, " << all.size() << " camera pairs on demand: "
+            << c.worst << "\n";
+  EXPECT_LE(c.worst, tolerance) << c.where;
+  // A landmark pair that was not requested is still refused, saying what is
+  // answered.
+  double out[9];
+  EXPECT_FALSE(ours.GetCovarianceBlock(b->values.points[0].data(), b->values.points[1].data(), out));
+  EXPECT_NE(ours.error().find("camera_pairs_on_demand answers pairs of blocks that are not landmarks"),
+            std::string::npos)
+      << ours.error();
+}
+
+TEST(Covariance, CameraPairsOnDemandSparseSequence) {
+  ExpectCameraPairsOnDemand(testing::ColmapProblem(MakeScene(16, 120, 503, 3)), {1}, ceres::SPARSE_QR, kExact);
+}
+
+TEST(Covariance, CameraPairsOnDemandRigs) {
+  ExpectCameraPairsOnDemand(testing::RigProblem(MakeScene(8, 60, 504)), {1}, ceres::SPARSE_QR, kExact);
+}
+
+TEST(Covariance, CameraPairsOnDemandPseudoInverse) {
+  ExpectCameraPairsOnDemand(testing::ColmapProblem(MakeScene(12, 60, 510, 4)), {}, ceres::DENSE_SVD,
+                            kPseudoInverse);
+}
+
+// The same blocks whether requested or asked on demand (the same solves and
+// selected inverse; only the order of a far pair's two cameras can differ).
+TEST(Covariance, CameraPairsOnDemandEqualRequestedOnes) {
+  const std::unique_ptr<Built> b = BuildAndSolve(testing::ColmapProblem(MakeScene(16, 120, 520, 3)), {1});
+  Covariance::Options options;
+  options.camera_pairs_on_demand = true;
+  Covariance requested(options), on_demand(options);
+  const Pairs all = CameraPairs(*b);
+  Pairs diagonal;
+  for (const auto& pair : all) {
+    if (pair.first == pair.second) diagonal.push_back(pair);
+  }
+  ASSERT_TRUE(requested.Compute(all, b->problem.get())) << requested.error();
+  EXPECT_GT(requested.summary().cameras_with_columns, 0);
+  ASSERT_TRUE(on_demand.Compute(diagonal, b->problem.get())) << on_demand.error();
+  double worst = 0.0;
+  for (const auto& pair : all) {
+    const int r = b->problem->ParameterBlockTangentSize(pair.first);
+    const int k = b->problem->ParameterBlockTangentSize(pair.second);
+    Matrix x(r, k), y(r, k);
+    ASSERT_TRUE(requested.GetCovarianceBlockInTangentSpace(pair.first, pair.second, x.data()));
+    ASSERT_TRUE(on_demand.GetCovarianceBlockInTangentSpace(pair.first, pair.second, y.data())) << on_demand.error();
+    worst = std::max(worst, (x - y).norm() / std::max(x.norm(), 1e-300));
+  }
+  // Two triangular solves of a well-conditioned factor, in either order.
+  EXPECT_LE(worst, 1e-12);
+  // Without the option, the same call is refused as Ceres refuses it.
+  Covariance strict{Covariance::Options()};
+  ASSERT_TRUE(strict.Compute(diagonal, b->problem.get())) << strict.error();
+  Matrix out(6, 6);
+  EXPECT_FALSE(strict.GetCovarianceBlockInTangentSpace(b->values.poses[2].data(), b->values.poses[14].data(),
+                                                       out.data()));
+  EXPECT_NE(strict.error().find("it was not requested from Compute)"), std::string::npos) << strict.error();
+}
+
+// landmark_damping = delta is the covariance of the problem with a prior of
+// weight delta on every landmark: ceres::Covariance on the problem with a
+// ceres::NormalPrior sqrt(delta) I (x - x_now) per point gives the same
+// blocks. delta is large enough here to change them (checked), so the test
+// fails if the damping were ignored or applied twice.
+TEST(Covariance, LandmarkDampingIsAPriorOnEveryLandmark) {
+  const std::unique_ptr<Built> b = BuildAndSolve(testing::ColmapProblem(MakeScene(8, 60, 521)), {1});
+  const Pairs pairs = WithDiagonals(Requests(*b));
+  const double delta = 50.0;
+  Covariance::Options options;
+  options.landmark_damping = delta;
+  Covariance damped(options), undamped{Covariance::Options()};
+  ASSERT_TRUE(damped.Compute(pairs, b->problem.get())) << damped.error();
+  ASSERT_TRUE(undamped.Compute(pairs, b->problem.get())) << undamped.error();
+  for (auto& point : b->values.points) {
+    Eigen::MatrixXd a = std::sqrt(delta) * Eigen::MatrixXd::Identity(3, 3);
+    Eigen::VectorXd now = Eigen::Map<const Eigen::Vector3d>(point.data());
+    b->problem->AddResidualBlock(new ceres::NormalPrior(a, now), nullptr, point.data());
+  }
+  ceres::Covariance reference{ceres::Covariance::Options()};
+  ASSERT_TRUE(reference.Compute(pairs, b->problem.get()));
+  const Comparison c = Compare(b->problem.get(), pairs, damped, reference);
+  std::cout << "landmark_damping " << delta << " against NormalPriors: worst relative difference " << c.worst << "\n";
+  EXPECT_LE(c.worst, kExact) << c.where;
+  const Comparison without = Compare(b->problem.get(), pairs, undamped, reference);
+  EXPECT_GT(without.worst, 1e-3) << "the damping does not change the covariance here: the test cannot fail";
+}
+
+TEST(Covariance, LandmarkDampingOptionIsChecked) {
+  const std::unique_ptr<Built> b = BuildAndSolve(testing::ColmapProblem(MakeScene(8, 30, 522)), {1});
+  const double* point = b->values.points[0].data();
+  Covariance::Options negative;
+  negative.landmark_damping = -1.0;
+  Covariance a(negative);
+  EXPECT_FALSE(a.Compute(Pairs{{point, point}}, b->problem.get()));
+  EXPECT_NE(a.error().find("Covariance::Options::landmark_damping must be finite and at least 0"),
+            std::string::npos)
+      << a.error();
+  Covariance::Options svd;
+  svd.landmark_damping = 1e-8;
+  svd.algorithm_type = ceres::DENSE_SVD;
+  Covariance c(svd);
+  EXPECT_FALSE(c.Compute(Pairs{{point, point}}, b->problem.get()));
+  EXPECT_NE(c.error().find("landmark_damping > 0 needs algorithm_type = SPARSE_QR"), std::string::npos) << c.error();
 }
 
 TEST(Covariance, DegenerateLandmarkIsNamed) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <sstream>
 
 #include "Eigen/Dense"
@@ -40,6 +41,45 @@ struct Side {
 
 }  // namespace
 
+// S's factor and what the inverse's camera blocks need (Compute's
+// camera-side state), kept by keep_camera_inverse for CameraBlock.
+struct CovarianceEstimator::CameraInverse {
+  std::unique_ptr<ReducedCameraPattern> pattern;
+  SparseCholeskyPlan plan;
+  std::vector<int64_t> col_begin, rows;  // S's scalar pattern (the factor's analysis reads it)
+  std::unique_ptr<SparseCameraCholesky> cholesky;
+  SelectedInverse z;
+  std::vector<int> camera_offset;  // per camera + 1: its first coordinate in S
+  std::vector<char> fixed;         // coordinates held for the generalized inverse
+  int drop = 0;                    // directions projected out (pseudo-inverse)
+  Matrix null_camera, y_camera;    // nc x drop: N's and Y = Sigma_g N's camera rows
+  Matrix nty;                      // drop x drop: N^T Y
+  std::mutex solve_mutex;          // CHOLMOD's solves share its workspace
+
+  // G v for camera vectors (columns of v), the held coordinates zero.
+  bool ApplyG(Matrix* v, std::string* error) {
+    const int nc = static_cast<int>(fixed.size());
+    Eigen::VectorXd column(nc);
+    std::lock_guard<std::mutex> lock(solve_mutex);
+    for (int j = 0; j < v->cols(); ++j) {
+      column = v->col(j);
+      for (int i = 0; i < nc; ++i) {
+        if (fixed[i]) column[i] = 0.0;
+      }
+      const LinearSolverSummary solved = cholesky->Solve(column.data(), column.data());
+      if (solved.termination != LinearSolverTermination::kSuccess) {
+        *error = solved.message;
+        return false;
+      }
+      for (int i = 0; i < nc; ++i) {
+        if (fixed[i]) column[i] = 0.0;
+      }
+      v->col(j) = column;
+    }
+    return true;
+  }
+};
+
 CovarianceEstimator::CovarianceEstimator(const CovarianceEstimatorOptions& options) : options_(options) {}
 CovarianceEstimator::~CovarianceEstimator() = default;
 
@@ -51,7 +91,10 @@ StructureStatus CovarianceEstimator::Read(const ceres::Problem& problem, std::st
 bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vector<std::pair<int, int>>& requests,
                                   std::vector<double>* values, std::vector<int64_t>* offsets, std::string* error) {
   statistics_ = CovarianceStatistics();
+  camera_inverse_.reset();
   ProblemStructure& s = s_;
+  auto kept = std::make_unique<CameraInverse>();
+  CameraInverse& k = *kept;
   if (!options_.apply_loss_function) {
     for (ResidualBlockInfo& rb : s.residual_blocks) rb.loss_function = nullptr;
   }
@@ -61,14 +104,17 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   for (int g = 0; g < static_cast<int>(s.groups.size()); ++g) {
     if (s.groups[g].landmark >= 0) group_of[s.groups[g].landmark] = g;
   }
-  std::vector<int> camera_offset(num_cameras + 1, 0);
+  std::vector<int>& camera_offset = k.camera_offset;
+  camera_offset.assign(num_cameras + 1, 0);
   for (int c = 0; c < num_cameras; ++c) {
     camera_offset[c + 1] = camera_offset[c] + s.parameter_blocks[s.cameras[c]].tangent_size;
   }
 
   // The memory plan, before anything large is allocated.
-  ReducedCameraPattern pattern(s);
-  const SparseCholeskyPlan plan = PlanSparseCholesky(pattern);
+  k.pattern = std::make_unique<ReducedCameraPattern>(s);
+  ReducedCameraPattern& pattern = *k.pattern;
+  k.plan = PlanSparseCholesky(pattern);
+  const SparseCholeskyPlan& plan = k.plan;
   if (num_cameras > 0 && plan.camera_order.empty()) {
     *error = plan.error;
     return false;
@@ -109,7 +155,8 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
     }
   }
   const int64_t columns = std::count(needs_column.begin(), needs_column.end(), 1);
-  std::vector<int64_t> col_begin, rows;
+  std::vector<int64_t>& col_begin = k.col_begin;
+  std::vector<int64_t>& rows = k.rows;
   {
     const int64_t bytes = LandmarkFactorization::RequiredBytes(s) + pattern.ScalarBytes() +
                           8 * pattern.num_nonzeros() + plan.RequiredBytes(pattern) +
@@ -123,7 +170,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   }
 
   double t0 = WallTimeInSeconds();
-  LandmarkFactorization f(s, context_.get());
+  LandmarkFactorization f(s, context_.get(), options_.landmark_damping);
   if (!f.Compute(&problem, error)) return false;
   undetermined_.clear();
   std::vector<char> is_undetermined(s.parameter_blocks.size(), 0);
@@ -161,7 +208,8 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   double t1 = WallTimeInSeconds();
   statistics_.seconds_jacobian = t1 - t0;
 
-  SparseCameraCholesky cholesky(pattern, plan, col_begin.data(), rows.data());
+  k.cholesky = std::make_unique<SparseCameraCholesky>(pattern, plan, col_begin.data(), rows.data());
+  SparseCameraCholesky& cholesky = *k.cholesky;
   LinearSolverSummary factored = cholesky.Factorize(reduced.data());
   if (factored.termination == LinearSolverTermination::kFatalError) {
     *error = factored.message;
@@ -192,9 +240,10 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
 
   // The gauge: how many directions are dropped, and which coordinates of S
   // are held for the generalized inverse.
-  int drop = 0;
-  Matrix null_camera;                     // nc x drop
-  std::vector<char> fixed(nc, 0);
+  int& drop = k.drop;
+  Matrix& null_camera = k.null_camera;  // nc x drop
+  std::vector<char>& fixed = k.fixed;
+  fixed.assign(nc, 0);
   const int num_columns = s.num_effective_parameters;
   if (search && nc > 0) {
     const double lambda_max = LargestEigenvalue(f, 30);
@@ -299,7 +348,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   // before the selected inverse takes as much as the factor.
   std::vector<double>().swap(reduced);
 
-  SelectedInverse z;
+  SelectedInverse& z = k.z;
   if (nc > 0) {
     SupernodalFactor l;
     if (!cholesky.GetSupernodalFactor(&l)) {
@@ -310,25 +359,7 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
     if (!z.Compute(l, error)) return false;
   }
   // G v for camera vectors (columns of v), the held coordinates zero.
-  auto apply_g = [&](Matrix* v) -> bool {
-    Eigen::VectorXd column(nc);
-    for (int j = 0; j < v->cols(); ++j) {
-      column = v->col(j);
-      for (int i = 0; i < nc; ++i) {
-        if (fixed[i]) column[i] = 0.0;
-      }
-      const LinearSolverSummary solved = cholesky.Solve(column.data(), column.data());
-      if (solved.termination != LinearSolverTermination::kSuccess) {
-        *error = solved.message;
-        return false;
-      }
-      for (int i = 0; i < nc; ++i) {
-        if (fixed[i]) column[i] = 0.0;
-      }
-      v->col(j) = column;
-    }
-    return true;
-  };
+  auto apply_g = [&](Matrix* v) { return k.ApplyG(v, error); };
   // Columns of G for far requests.
   std::vector<int64_t> column_slot(num_cameras, -1);
   Matrix column_store;
@@ -376,8 +407,8 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
   };
 
   // The pseudo-inverse's terms: N and Y = Sigma_g N, row blocks per side.
-  Matrix y_camera;  // nc x drop
-  Matrix nty;       // drop x drop
+  Matrix& y_camera = k.y_camera;  // nc x drop
+  Matrix& nty = k.nty;            // drop x drop
   auto make_side = [&](int p) {
     Side side;
     side.parameter = p;
@@ -499,6 +530,43 @@ bool CovarianceEstimator::Compute(const ceres::Problem& problem, const std::vect
     return false;
   }
   statistics_.seconds_blocks = WallTimeInSeconds() - t4;
+  if (options_.keep_camera_inverse) camera_inverse_ = std::move(kept);
+  return true;
+}
+
+bool CovarianceEstimator::CameraBlock(int a, int b, double* out, std::string* error) const {
+  if (camera_inverse_ == nullptr) {
+    *error = "internal error: CameraBlock without a kept camera inverse";
+    return false;
+  }
+  CameraInverse& k = *camera_inverse_;
+  const ParameterBlockInfo& pa = s_.parameter_blocks[a];
+  const ParameterBlockInfo& pb = s_.parameter_blocks[b];
+  if (pa.is_landmark || pb.is_landmark || pa.is_constant || pb.is_constant) {
+    *error = "internal error: CameraBlock of a landmark or a constant block";
+    return false;
+  }
+  const int o1 = k.camera_offset[pa.camera_index], f1 = k.camera_offset[pa.camera_index + 1] - o1;
+  const int o2 = k.camera_offset[pb.camera_index], f2 = k.camera_offset[pb.camera_index + 1] - o2;
+  auto held = [&](int o, int size) {
+    return std::any_of(&k.fixed[o], &k.fixed[o] + size, [](char x) { return x != 0; });
+  };
+  Matrix g(f1, f2);
+  if (held(o1, f1) || held(o2, f2) || !k.z.Block(o1, f1, o2, f2, g.data(), f1)) {
+    // Off the factor's pattern (or a held coordinate): b's columns of G.
+    const int nc = static_cast<int>(k.fixed.size());
+    Matrix columns = Matrix::Zero(nc, f2);
+    for (int j = 0; j < f2; ++j) columns(o2 + j, j) = 1.0;
+    if (!k.ApplyG(&columns, error)) return false;
+    g = columns.middleRows(o1, f1);
+  }
+  if (k.drop > 0) {
+    const Matrix na = k.null_camera.middleRows(o1, f1), nb = k.null_camera.middleRows(o2, f2);
+    const Matrix ya = k.y_camera.middleRows(o1, f1), yb = k.y_camera.middleRows(o2, f2);
+    g -= na * yb.transpose() + ya * nb.transpose();
+    g += na * k.nty * nb.transpose();
+  }
+  Eigen::Map<RowMatrix>(out, f1, f2) = g;
   return true;
 }
 

@@ -80,6 +80,12 @@ struct CovarianceEstimatorOptions {
   // naming the first; true, they and their residual blocks are left out
   // (undetermined() lists them).
   bool skip_undetermined_landmarks = false;
+  // delta >= 0 added to the diagonal of H on every landmark's coordinates
+  // (landmark_factorization.h); SPARSE_QR semantics only (the rank decisions
+  // stay the undamped Jacobian's).
+  double landmark_damping = 0.0;
+  // Keep S's factor and selected inverse after Compute, for CameraBlock.
+  bool keep_camera_inverse = false;
 };
 
 struct CovarianceStatistics {
@@ -119,12 +125,23 @@ class CovarianceEstimator {
   // zeros).
   const std::vector<int>& undetermined() const { return undetermined_; }
 
+  // After a successful Compute with keep_camera_inverse: the block (a, b)
+  // of the covariance of two variable camera-side (not landmark) parameter
+  // blocks, requested or not, into out (tangent_size(a) x tangent_size(b),
+  // row-major): from the selected inverse when the pair is on the factor's
+  // pattern, else from two triangular solves per coordinate of b (the
+  // pseudo-inverse's projection applied as in Compute). Safe to call from
+  // several threads: the solves take a lock.
+  bool CameraBlock(int a, int b, double* out, std::string* error) const;
+
  private:
+  struct CameraInverse;
   CovarianceEstimatorOptions options_;
   std::unique_ptr<ParallelContext> context_;
   ProblemStructure s_;
   CovarianceStatistics statistics_;
   std::vector<int> undetermined_;
+  std::unique_ptr<CameraInverse> camera_inverse_;  // keep_camera_inverse
 };
 
 }  // namespace internal

@@ -81,8 +81,9 @@ class LandmarkFactorization::Writer : public JacobianWriter {
   LandmarkFactorization& f_;
 };
 
-LandmarkFactorization::LandmarkFactorization(const ProblemStructure& s, ParallelContext* context)
-    : s_(s), context_(context) {
+LandmarkFactorization::LandmarkFactorization(const ProblemStructure& s, ParallelContext* context,
+                                             double landmark_damping)
+    : s_(s), context_(context), landmark_damping_(landmark_damping) {
   const int num_groups = static_cast<int>(s.groups.size());
   const int num_residual_blocks = static_cast<int>(s.residual_blocks.size());
   std::vector<int64_t> work(num_groups);
@@ -184,7 +185,10 @@ bool LandmarkFactorization::Compute(const ceres::Problem* problem, std::string* 
     return false;
   }
   int max_scratch = 1;
-  for (const Group& g : s_.groups) max_scratch = std::max(max_scratch, g.num_rows * g.landmark_size);
+  const bool damped = landmark_damping_ > 0.0;
+  for (const Group& g : s_.groups) {
+    max_scratch = std::max(max_scratch, (g.num_rows + (damped ? g.landmark_size : 0)) * g.landmark_size);
+  }
   std::vector<double> chunk_max(partition_.num_chunks(), 0.0);
   context_->ForChunks(partition_, [&](int chunk, int begin, int end) {
     std::vector<double> scratch(static_cast<size_t>(max_scratch));
@@ -226,13 +230,20 @@ bool LandmarkFactorization::Compute(const ceres::Problem* problem, std::string* 
         for (int i = 0; i < m; ++i) n2 += scratch[i * e + k] * scratch[i * e + k];
         column_norm = std::max(column_norm, std::sqrt(n2));
       }
-      const double smallest = HouseholderInPlace(m, e, scratch.data());
+      // The damping's rows sqrt(delta) I below J_l's (after the column norms:
+      // the rank tolerance is the Jacobian's own).
+      const int rows_qr = damped ? m + e : m;
+      if (damped) {
+        std::fill(&scratch[m * e], &scratch[rows_qr * e], 0.0);
+        for (int k = 0; k < e; ++k) scratch[(m + k) * e + k] = std::sqrt(landmark_damping_);
+      }
+      const double smallest = HouseholderInPlace(rows_qr, e, scratch.data());
       smallest_[g] = smallest;
       const double tolerance = 20.0 * (m + e) * std::numeric_limits<double>::epsilon() * column_norm;
-      deficient_[g] = (m < e || !(smallest > tolerance)) ? 1 : 0;
+      deficient_[g] = (rows_qr < e || !(smallest > tolerance)) ? 1 : 0;
       largest = std::max(largest, column_norm);
       for (int a = 0; a < e; ++a) {
-        for (int b = 0; b < e; ++b) r_out[a * e + b] = a < m && b >= a ? scratch[a * e + b] : 0.0;
+        for (int b = 0; b < e; ++b) r_out[a * e + b] = a < rows_qr && b >= a ? scratch[a * e + b] : 0.0;
       }
       if (deficient_[g]) {
         std::fill(w_out, w_out + static_cast<int64_t>(e) * n, 0.0);

@@ -8,9 +8,13 @@
 // landmark's e tangent columns and those of the residual block's own
 // variable cameras: a few dozen doubles per observation, whatever the track
 // length. Per landmark l (the paper's nullspace marginalization, section
-// 4.2, without damping), Householder reflections on its rows' J_l give
+// 4.2), Householder reflections on its rows' J_l, stacked on sqrt(delta) I
+// when a landmark damping delta > 0 is given (a prior of weight delta on
+// every landmark coordinate: H_ll = J_l^T J_l + delta I, as COLMAP's
+// covariance estimator damps its points; the paper's landmark damping with
+// a fixed lambda), give
 //
-//   J_l = Q1 R,   R upper triangular (e x e),
+//   [J_l; sqrt(delta) I] = Q1 R,   R upper triangular (e x e),
 //   W = Q1^T J_p = R^-T (J_l^T J_p)   (e x the group's camera columns),
 //
 // so that, with H = J^T J the Gauss-Newton matrix of the whole problem,
@@ -50,7 +54,9 @@ class LandmarkFactorization {
  public:
   // s: the structure whose residual blocks carry the loss functions to apply
   // (the caller removes them for apply_loss_function = false).
-  LandmarkFactorization(const ProblemStructure& s, ParallelContext* context);
+  // landmark_damping: delta >= 0 above (0: none). The products with J
+  // (Times, TransposeTimes) are the undamped Jacobian's.
+  LandmarkFactorization(const ProblemStructure& s, ParallelContext* context, double landmark_damping = 0.0);
   ~LandmarkFactorization();
   LandmarkFactorization(const LandmarkFactorization&) = delete;
   LandmarkFactorization& operator=(const LandmarkFactorization&) = delete;
@@ -122,6 +128,7 @@ class LandmarkFactorization {
   void VisitRows(int g, const LandmarkFn& landmark, const CameraFn& camera) const;
   const ProblemStructure& s_;
   ParallelContext* context_;
+  double landmark_damping_ = 0.0;
   WorkPartition partition_;
   std::vector<int64_t> row_offset_;     // per residual block + 1, into values_
   std::vector<int> row_width_;          // per residual block: e + its cameras' columns
