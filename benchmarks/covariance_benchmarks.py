@@ -56,24 +56,29 @@ def problems(args):
                                   "--solve_iterations=10"]))
     if "colmap" in kinds:
         for images in args.colmap_images:
-            # The scene, then refined once by colmap_bundle_adjuster (30
-            # iterations of SQRT_AUTOMATIC, single precision): every method
-            # reads the refined model.
-            folder = os.path.join(args.out, "scenes", "colmap-%d" % images)
-            refined = folder + "-refined"
-            if not os.path.exists(os.path.join(refined, "points3D.bin")):
-                os.makedirs(folder, exist_ok=True)
-                os.makedirs(refined, exist_ok=True)
-                subprocess.run([os.path.join(args.build, "examples", "make_colmap_scene"), "--output_path=" + folder,
-                                "--num_images=%d" % images, "--observations=%d" % (700 * images)],
-                               check=True, stdout=subprocess.DEVNULL)
-                subprocess.run([os.path.join(args.build, "examples", "colmap_bundle_adjuster"),
-                                "--input_path=" + folder, "--output_path=" + refined, "--sqrt_automatic",
-                                "--precision=single", "--num_threads=%d" % args.threads,
-                                "--BundleAdjustment.max_num_iterations=30"],
-                               check=True, stdout=subprocess.DEVNULL)
-            found.append(("colmap-scene-%d" % images, ["--colmap=" + refined]))
+            found.append(("colmap-scene-%d" % images, ["--colmap=" + colmap_scene(args, images)]))
     return found
+
+
+def colmap_scene(args, images):
+    """The COLMAP scene of `images` images (make_colmap_scene, 700
+    observations per image), refined once by colmap_bundle_adjuster (30
+    iterations of SQRT_AUTOMATIC, single precision) into <out>/scenes, kept
+    for later runs: every method reads the refined model."""
+    folder = os.path.join(args.out, "scenes", "colmap-%d" % images)
+    refined = folder + "-refined"
+    if not os.path.exists(os.path.join(refined, "points3D.bin")):
+        os.makedirs(folder, exist_ok=True)
+        os.makedirs(refined, exist_ok=True)
+        subprocess.run([os.path.join(args.build, "examples", "make_colmap_scene"), "--output_path=" + folder,
+                        "--num_images=%d" % images, "--observations=%d" % (700 * images)],
+                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([os.path.join(args.build, "examples", "colmap_bundle_adjuster"),
+                        "--input_path=" + folder, "--output_path=" + refined, "--sqrt_automatic",
+                        "--precision=single", "--num_threads=%d" % args.threads,
+                        "--BundleAdjustment.max_num_iterations=30"],
+                       check=True, stdout=subprocess.DEVNULL)
+    return refined
 
 
 def colmap_cache(args):
@@ -183,15 +188,20 @@ def table(results):
     return "\n".join(rows) + "\n\n" + "\n".join("- " + n for n in notes) + "\n"
 
 
-def update_docs(results, path):
+def replace_block(path, begin, end, block):
+    """Rewrites what lies between the markers begin and end in the file."""
     with open(path) as f:
         text = f.read()
-    if BEGIN not in text or END not in text:
-        raise SystemExit("no %s ... %s block in %s" % (BEGIN, END, path))
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    if begin not in text or end not in text:
+        raise SystemExit("no %s ... %s block in %s" % (begin, end, path))
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
     with open(path, "w") as f:
-        f.write(head + BEGIN + "\n" + table(results) + END + tail)
+        f.write(head + begin + "\n" + block + end + tail)
+
+
+def update_docs(results, path):
+    replace_block(path, BEGIN, END, table(results))
 
 
 def main():

@@ -12,6 +12,10 @@
 #                                (flags BundleAdjustmentCeres.use_sqrtba,
 #                                Mapper.ba_use_sqrtba, GlobalMapper.gp_use_sqrtba,
 #                                ... and their *_sqrtba_precision)
+#   <cache>/sqrtba/bin/colmap_ba_covariance   the same program against the
+#                                patched COLMAP: EstimateBACovariance through
+#                                ceres_sqrtba::Covariance (--use_sqrtba 0: as
+#                                released)
 #   <cache>/sqrtba-off/bin/colmap   the patched source with the option off,
 #                                which must behave exactly as stock
 #   <cache>/sqrtba/tests, <cache>/sqrtba-off/tests
@@ -75,7 +79,7 @@ off_stamp=$cache/sqrtba-off/.complete
 if [ "$if_built" = 1 ]; then
   if [ -f "$stock_stamp" ] && [ -f "$sqrtba_stamp" ] && grep -q "key=$sqrtba_key" "$sqrtba_stamp" &&
      [ -f "$off_stamp" ] && grep -q "key=$patch_key" "$off_stamp" &&
-     [ -x "$cache/stock/bin/colmap_ba_covariance" ]; then
+     [ -x "$cache/stock/bin/colmap_ba_covariance" ] && [ -x "$cache/sqrtba/bin/colmap_ba_covariance" ]; then
     echo "$cache"
     exit 0
   fi
@@ -219,6 +223,13 @@ fi
 # COLMAP's own covariance estimator as a program (benchmarks/
 # covariance_benchmarks.py), against the stock install.
 driver_src=$here/integrations/colmap/ba_covariance
+build_driver() {  # build folder (in the cache), CMAKE_PREFIX_PATH, destination bin folder
+  rm -rf "${cache:?}/$1"
+  cmake -G Ninja -S "$driver_src" -B "$cache/$1" -DCMAKE_BUILD_TYPE=Release \
+    "${launcher[@]}" -DCMAKE_PREFIX_PATH="$2" >&2
+  cmake --build "$cache/$1" -j"$JOBS" >&2
+  cp "$cache/$1/colmap_ba_covariance" "$3/colmap_ba_covariance"
+}
 driver_key=$(cat "$driver_src"/* "$here/benchmarks/process_status.h" | sha256sum | cut -c1-16)
 driver_stamp=$cache/stock/.ba_covariance
 if [ ! -f "$driver_stamp" ] || ! grep -q "key=$driver_key" "$driver_stamp"; then
@@ -228,11 +239,7 @@ if [ ! -f "$driver_stamp" ] || ! grep -q "key=$driver_key" "$driver_stamp"; then
     rm -f "$stock_stamp"
     exec bash "$0"
   fi
-  rm -rf "$cache/ba_covariance-build"
-  cmake -G Ninja -S "$driver_src" -B "$cache/ba_covariance-build" -DCMAKE_BUILD_TYPE=Release \
-    "${launcher[@]}" -DCMAKE_PREFIX_PATH="$cache/stock/install" >&2
-  cmake --build "$cache/ba_covariance-build" -j"$JOBS" >&2
-  cp "$cache/ba_covariance-build/colmap_ba_covariance" "$cache/stock/bin/colmap_ba_covariance"
+  build_driver ba_covariance-build "$cache/stock/install" "$cache/stock/bin"
   echo "key=$driver_key built=$(date -u +%FT%TZ)" > "$driver_stamp"
 fi
 
@@ -250,9 +257,21 @@ if [ ! -f "$sqrtba_stamp" ] || ! grep -q "key=$sqrtba_key" "$sqrtba_stamp"; then
   ensure_patched
   configure "$build" -DSQRTBA_ENABLED=ON -DTESTS_ENABLED=ON -DCMAKE_PREFIX_PATH="$prefix"
   build_program_and_tests "$build" "$cache/sqrtba" estimators/bundle_adjustment_sqrtba_test
+  # Its libraries and headers (what the program and tests built; the tests
+  # are not installed), for colmap_ba_covariance below.
+  rm -rf "$cache/sqrtba/install"
+  cmake --install "$build" --prefix "$cache/sqrtba/install" >&2
   echo "key=$sqrtba_key commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo none)" \
        "built=$(date -u +%FT%TZ) seconds=$(( $(date +%s) - patched_start ))" > "$sqrtba_stamp"
   echo "build_colmap.sh: patched COLMAP in $(( $(date +%s) - patched_start )) s" >&2
+fi
+
+# COLMAP's EstimateBACovariance on the square root (the patch's default) and
+# as released (--use_sqrtba 0), one program against the patched install.
+sqrtba_driver_stamp=$cache/sqrtba/.ba_covariance
+if [ ! -f "$sqrtba_driver_stamp" ] || ! grep -q "key=$driver_key-$sqrtba_key" "$sqrtba_driver_stamp"; then
+  build_driver ba_covariance-sqrtba-build "$cache/sqrtba/install;$cache/ceres_sqrtba" "$cache/sqrtba/bin"
+  echo "key=$driver_key-$sqrtba_key built=$(date -u +%FT%TZ)" > "$sqrtba_driver_stamp"
 fi
 
 # The patched source with the option off: COLMAP as released, in behaviour.

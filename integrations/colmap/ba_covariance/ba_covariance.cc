@@ -4,7 +4,8 @@
 // ceres_sqrtba::Covariance. Built by scripts/build_colmap.sh against the
 // stock COLMAP it installs (not part of the project's own build).
 //
-//   colmap_ba_covariance --input_path DIR [--name NAME]
+//   colmap_ba_covariance --input_path DIR [--name NAME] [--use_sqrtba 0|1]
+//                        [--pose_covariances FILE]
 //
 // The problem is the one `colmap bundle_adjuster` builds with its defaults:
 // every registered image, COLMAP's default BundleAdjustmentOptions (focal
@@ -18,8 +19,16 @@
 // One JSON line on stdout with the fields of benchmarks/covariance_benchmark
 // (method "colmap_own"): seconds and peak memory (VmHWM, reset after the
 // problem is built) of EstimateBACovariance alone.
+//
+// Built against a COLMAP patched with integrations/colmap/sqrtba.patch and
+// SQRTBA_ENABLED (scripts/build_colmap.sh: <cache>/sqrtba/bin), --use_sqrtba
+// chooses BACovarianceOptions::use_sqrtba (default 1, the patch's default;
+// method "colmap_sqrtba", else "colmap_own"). --pose_covariances writes every
+// pose block (image id, then its 6 x 6 tangent-space covariance row by row,
+// 17 digits) for benchmarks/covariance_benchmarks.py to compare the two.
 #include <chrono>
 #include <cstdio>
+#include <iomanip>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -39,27 +48,44 @@ using ceres_sqrtba::benchmarks::ResetPeak;
 using ceres_sqrtba::benchmarks::StatusMiB;
 
 int Usage() {
-  std::cerr << "usage: colmap_ba_covariance --input_path DIR [--name NAME]\n";
+  std::cerr << "usage: colmap_ba_covariance --input_path DIR [--name NAME] [--use_sqrtba 0|1] "
+               "[--pose_covariances FILE]\n";
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string input_path, name;
+  std::string input_path, name, pose_path, use_sqrtba;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--input_path" || arg == "--name") && i + 1 < argc) {
-      (arg == "--name" ? name : input_path) = argv[++i];
-    } else if (arg.rfind("--input_path=", 0) == 0) {
-      input_path = arg.substr(13);
-    } else if (arg.rfind("--name=", 0) == 0) {
-      name = arg.substr(7);
+    const size_t eq = arg.find('=');
+    const std::string key = arg.substr(0, eq);
+    std::string* target = key == "--input_path"         ? &input_path
+                          : key == "--name"             ? &name
+                          : key == "--pose_covariances" ? &pose_path
+                          : key == "--use_sqrtba"       ? &use_sqrtba
+                                                        : nullptr;
+    if (target == nullptr) return Usage();
+    if (eq != std::string::npos) {
+      *target = arg.substr(eq + 1);
+    } else if (i + 1 < argc) {
+      *target = argv[++i];
     } else {
       return Usage();
     }
   }
-  if (input_path.empty()) return Usage();
+  if (input_path.empty() || (!use_sqrtba.empty() && use_sqrtba != "0" && use_sqrtba != "1")) return Usage();
+#ifdef COLMAP_SQRTBA_ENABLED
+  if (use_sqrtba.empty()) use_sqrtba = "1";  // the patch's default
+  const std::string method = use_sqrtba == "1" ? "colmap_sqrtba" : "colmap_own";
+#else
+  if (use_sqrtba == "1") {
+    std::cerr << "colmap_ba_covariance: --use_sqrtba 1 needs COLMAP built with SQRTBA_ENABLED; this one is stock\n";
+    return 2;
+  }
+  const std::string method = "colmap_own";
+#endif
 
   colmap::Reconstruction reconstruction;
   try {
@@ -82,6 +108,9 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   colmap::BACovarianceOptions covariance_options;
   covariance_options.params = colmap::BACovarianceOptions::Params::POSES_AND_POINTS;
+#ifdef COLMAP_SQRTBA_ENABLED
+  covariance_options.use_sqrtba = use_sqrtba == "1";
+#endif
   const std::optional<colmap::BACovariance> covariance =
       colmap::EstimateBACovariance(covariance_options, reconstruction, *adjuster);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -90,11 +119,27 @@ int main(int argc, char** argv) {
   double pose_trace_sum = 0.0, point_trace_sum = 0.0;
   size_t poses = 0, points = 0;
   if (covariance) {
+    std::ofstream pose_file;
+    if (!pose_path.empty()) {
+      pose_file.open(pose_path);
+      pose_file << std::setprecision(17);
+    }
     for (const colmap::image_t image_id : reconstruction.RegImageIds()) {
       const std::optional<Eigen::MatrixXd> c = covariance->GetCamCovFromWorld(image_id);
       if (!c) continue;
       pose_trace_sum += c->trace();
       ++poses;
+      if (pose_file.is_open()) {
+        pose_file << image_id << " " << c->rows();
+        for (int i = 0; i < c->rows(); ++i) {
+          for (int j = 0; j < c->cols(); ++j) pose_file << " " << (*c)(i, j);
+        }
+        pose_file << "\n";
+      }
+    }
+    if (!pose_path.empty() && !pose_file) {
+      std::cerr << "colmap_ba_covariance: cannot write " << pose_path << "\n";
+      return 1;
     }
     for (const auto& [point3D_id, point] : reconstruction.Points3D()) {
       const std::optional<Eigen::MatrixXd> c = covariance->GetPointCov(point3D_id);
@@ -104,10 +149,10 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "{\"problem\": \"%s\", \"method\": \"colmap_own\", \"ok\": %s, \"seconds\": %.4f, \"peak_mib\": %.1f, "
+      "{\"problem\": \"%s\", \"method\": \"%s\", \"ok\": %s, \"seconds\": %.4f, \"peak_mib\": %.1f, "
       "\"baseline_mib\": %.1f, \"poses\": %zu, \"points\": %zu, \"observations\": %d, \"rows\": %d, "
       "\"pose_trace_sum\": %.12g, \"point_trace_sum\": %.12g, \"trace_sum\": %.12g, \"message\": \"%s\"}\n",
-      Escape(name).c_str(), covariance ? "true" : "false", seconds, peak, baseline, poses, points,
+      Escape(name).c_str(), method.c_str(), covariance ? "true" : "false", seconds, peak, baseline, poses, points,
       problem.NumResidualBlocks(), problem.NumResiduals(), pose_trace_sum, point_trace_sum,
       pose_trace_sum + point_trace_sum,
       covariance ? "" : "EstimateBACovariance returned no covariance (see its log)");
