@@ -7,6 +7,7 @@
 
 #include "ceres_sqrtba/internal/common/wall_time.h"
 #include "ceres_sqrtba/internal/distributed/mpi_process_group.h"
+#include "ceres_sqrtba/internal/solve/distributed_structure.h"
 #include "ceres_sqrtba/internal/solve/options_validation.h"
 #include "ceres_sqrtba/internal/solve/square_root_solve.h"
 #include "ceres_sqrtba/internal/solve/summary_report.h"
@@ -27,13 +28,13 @@ void SolveDistributed(const Solver::Options& options, MPI_Comm communicator,
   std::string error;
   if (problem == nullptr) {
     error = "ceres_sqrtba::SolveDistributed was called with a null problem.";
+  } else if (!internal::UnsupportedDistributedSolverType(rank_options).empty()) {
+    // Before the values' validation, which reads a resolved solver type.
+    error = "Invalid configuration. " + internal::UnsupportedDistributedSolverType(rank_options);
   } else if (!internal::ValidateSqrtOptionValues(rank_options, &error)) {
   } else if (rank_options.minimizer_type != ceres::TRUST_REGION) {
     error = "Invalid configuration. A solve spread over processes needs Solver::Options::minimizer_type = "
             "TRUST_REGION.";
-  } else if (rank_options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
-    error = "Invalid configuration. A solve spread over processes needs "
-            "Solver::Options::sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR.";
   } else {
     error.clear();
   }

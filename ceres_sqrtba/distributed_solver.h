@@ -16,9 +16,11 @@
 //
 // SolveDistributed runs Levenberg-Marquardt exactly as the one-process
 // ceres_sqrtba::Solve (SQRT_ITERATIVE_SCHUR, projected storage; JACOBI,
-// SCHUR_JACOBI or IDENTITY preconditioning; single or double precision):
-// the sums over landmarks (cost, gradient, the reduced camera system's
-// right-hand side and products, the preconditioner, the column norms) are
+// SCHUR_JACOBI or IDENTITY preconditioning; or SQRT_SPARSE_SCHUR, the
+// reduced camera matrix summed over the ranks and factored on each; single
+// or double precision): the sums over landmarks (cost, gradient, the
+// reduced camera system's right-hand side and products or matrix, the
+// preconditioner, the column norms) are
 // each rank's own sums added over the ranks in rank order, so every rank
 // takes the same decisions, ends with the same camera blocks and the same
 // iterations in its summary, and writes its own landmarks. A run on a given
@@ -48,7 +50,8 @@ struct DistributedStatistics {
   int64_t bytes_sent = 0;  // by this rank, through the solve's collectives
 };
 
-// options.sqrt_linear_solver_type must be SQRT_ITERATIVE_SCHUR. On ranks
+// options.sqrt_linear_solver_type must be SQRT_ITERATIVE_SCHUR or
+// SQRT_SPARSE_SCHUR. On ranks
 // other than 0 the solve is silent (no progress table, no log lines).
 void SolveDistributed(const Solver::Options& options, MPI_Comm communicator,
                       const std::vector<double*>& camera_blocks, ceres::Problem* problem, Solver::Summary* summary,

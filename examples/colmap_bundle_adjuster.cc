@@ -493,9 +493,10 @@ int Run() {
     return Fail(error);
   }
   Solver::Options& options = setup.options;
-  if (g_ranks > 1 && options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
-    return Fail("under mpirun the solver must be sqrt_iterative_schur (--linear_solver sqrt_iterative_schur); "
-                "this run's is " + setup.solver_name + " (" + setup.choice + ")");
+  if (g_ranks > 1 && options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR &&
+      options.sqrt_linear_solver_type != SQRT_SPARSE_SCHUR) {
+    return Fail("under mpirun the solver must be sqrt_iterative_schur or sqrt_sparse_schur (--linear_solver "
+                "sqrt_iterative_schur); this run's is " + setup.solver_name + " (" + setup.choice + ")");
   }
   options.linear_solver_ordering = colmap_problem.PointsFirstOrdering();
   if (!options.IsValid(&error)) return Fail("invalid solver options: " + error);

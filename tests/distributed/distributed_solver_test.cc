@@ -13,6 +13,7 @@
 // the same bits.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -172,16 +173,21 @@ TEST_F(DistributedSolver, SinglePrecisionEndsWhereTheOneProcessSolveEnds) {
   EXPECT_LE(Relative(distributed.summary.final_cost, one.summary.final_cost), 1e-6);
 }
 
-TEST_F(DistributedSolver, TwoRunsGiveTheSameBits) {
-  const Solver::Options options = Options(DOUBLE_PRECISION);
-  const Solved first = Distributed(ba_, options, share_);
-  const Solved second = Distributed(ba_, options, share_);
+// Two runs on the same ranks: the same costs and solutions, bit for bit.
+void ExpectTwoRunsGiveTheSameBits(const testing::SyntheticBa& ba, const Solver::Options& options,
+                                  const std::vector<int>& share) {
+  const Solved first = Distributed(ba, options, share);
+  const Solved second = Distributed(ba, options, share);
   ASSERT_EQ(first.summary.iterations.size(), second.summary.iterations.size());
   for (size_t i = 0; i < first.summary.iterations.size(); ++i) {
     EXPECT_EQ(std::memcmp(&first.summary.iterations[i].cost, &second.summary.iterations[i].cost, 8), 0) << i;
   }
   EXPECT_EQ(first.built.ba.poses, second.built.ba.poses);
   EXPECT_EQ(first.built.ba.points, second.built.ba.points);
+}
+
+TEST_F(DistributedSolver, TwoRunsGiveTheSameBits) {
+  ExpectTwoRunsGiveTheSameBits(ba_, Options(DOUBLE_PRECISION), share_);
 }
 
 TEST_F(DistributedSolver, ARankWithoutLandmarks) {
@@ -342,15 +348,91 @@ TEST_F(DistributedSolver, ARankWithOnlyAFixedResidualBlock) {
   EXPECT_EQ(spread.summary.fixed_cost, 4.5);  // 0.5 * 3^2, summed over ranks
 }
 
+// SQRT_SPARSE_SCHUR: the reduced camera matrix summed over the ranks on the
+// union of their patterns, factored on every rank. The same tolerances as
+// SQRT_ITERATIVE_SCHUR's (the direct step carries the sums' other order
+// forward as PCG's does), with each factorization.
+Solver::Options SparseOptions(Precision precision, ReducedCameraFactorization factorization) {
+  Solver::Options options = Options(precision);
+  options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
+  options.reduced_camera_factorization = factorization;
+  return options;
+}
+
+// Each landmark to the rank of its first camera's slice of the cameras: the
+// ranks' camera pairs differ (a pair of late cameras only on the last
+// ranks), so the pattern of S is the union of the ranks' patterns.
+std::vector<int> ShareByFirstCamera(const testing::SyntheticBa& ba, int ranks) {
+  std::vector<int> first(ba.points.size(), static_cast<int>(ba.poses.size()));
+  for (const auto& o : ba.observations) first[o.point] = std::min(first[o.point], o.camera);
+  std::vector<int> share(ba.points.size());
+  for (size_t p = 0; p < ba.points.size(); ++p) {
+    share[p] = std::min(ranks - 1, first[p] * ranks / static_cast<int>(ba.poses.size()));
+  }
+  return share;
+}
+
+TEST_F(DistributedSolver, SparseSchurFollowsTheOneProcessSolve) {
+  for (auto factorization : {SPARSE_FACTORIZATION, DENSE_FACTORIZATION}) {
+    const Solver::Options options = SparseOptions(DOUBLE_PRECISION, factorization);
+    const Solved one = OneProcess(ba_, options);
+    for (const std::vector<int>& share : {share_, ShareByFirstCamera(ba_, Size())}) {
+      const Solved distributed = Distributed(ba_, options, share);
+      ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
+      // The problem holds no block constant: its similarity (7 directions)
+      // is free, and the exact steps of the direct solver, 20 of them on a
+      // slowly converging problem, carry rounding differences along it
+      // (1.3e-6 seen in a pose coordinate on one rank, where only the
+      // minimizer's reductions add in another order): the solutions agree
+      // to 1e-4, the costs as above.
+      for (size_t c = 0; c < ba_.poses.size(); ++c) {
+        for (int k = 0; k < 6; ++k) {
+          EXPECT_NEAR(distributed.built.ba.poses[c][k], one.built.ba.poses[c][k], 1e-4) << c;
+        }
+      }
+      for (size_t p = 0; p < ba_.points.size(); ++p) {
+        if (share[p] != Rank()) continue;
+        for (int k = 0; k < 3; ++k) {
+          EXPECT_NEAR(distributed.built.ba.points[p][k], one.built.ba.points[p][k], 1e-4);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(DistributedSolver, SparseSchurSinglePrecisionEndsWhereTheOneProcessSolveEnds) {
+  // Run to convergence: after 20 iterations this problem's cost still falls
+  // by 1e-5 a step, and two single precision runs are at different points of
+  // that descent (7e-5 apart seen).
+  Solver::Options options = SparseOptions(SINGLE_PRECISION, SPARSE_FACTORIZATION);
+  options.max_num_iterations = 500;
+  const Solved one = OneProcess(ba_, options);
+  const Solved distributed = Distributed(ba_, options, share_);
+  ASSERT_NE(distributed.summary.termination_type, ceres::FAILURE) << distributed.summary.message;
+  EXPECT_LE(Relative(distributed.summary.final_cost, one.summary.final_cost), 1e-6);
+}
+
+TEST_F(DistributedSolver, SparseSchurTwoRunsGiveTheSameBitsAndARankMayHoldNoLandmark) {
+  const Solver::Options options = SparseOptions(DOUBLE_PRECISION, SPARSE_FACTORIZATION);
+  ExpectTwoRunsGiveTheSameBits(ba_, options, ShareByFirstCamera(ba_, Size()));
+  // Every landmark on the ranks before the last.
+  std::vector<int> none_on_last(ba_.points.size(), 0);
+  if (Size() > 1) none_on_last = BalancedLandmarkShares(ObservationsPerPoint(ba_), Size() - 1);
+  const Solved one = OneProcess(ba_, options);
+  const Solved distributed = Distributed(ba_, options, none_on_last);
+  ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
+}
+
 TEST(DistributedSolverOptions, OtherSolversAreRefusedOnEveryRank) {
   testing::SyntheticBa ba = testing::MakeSyntheticBa(6, 40, 3, 5);
   Built built = Build(ba, nullptr, 0);
   Solver::Options options = Options(DOUBLE_PRECISION);
-  options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
+  options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
   Solver::Summary summary;
   SolveDistributed(options, MPI_COMM_WORLD, built.cameras, built.problem.get(), &summary);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
-  EXPECT_NE(summary.message.find("SQRT_ITERATIVE_SCHUR"), std::string::npos) << summary.message;
+  EXPECT_NE(summary.message.find("SQRT_ITERATIVE_SCHUR or SQRT_SPARSE_SCHUR"), std::string::npos)
+      << summary.message;
 }
 
 TEST(BalancedLandmarkShares, ContiguousBalancedAndNoneEmpty) {

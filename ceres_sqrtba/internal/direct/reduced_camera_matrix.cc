@@ -296,7 +296,26 @@ bool ReducedCameraMatrix<Scalar>::Accumulate(const ProjectedLandmarkBlocks<Scala
   context->For(pattern_.num_cameras(), 1, [&](int begin, int end) {
     for (int c = begin; c < end; ++c) AccumulateColumn(c, blocks, pose_damping);
   });
-  return std::all_of(column_finite_.begin(), column_finite_.end(), [](char ok) { return ok != 0; });
+  const ProcessGroup* processes = context->processes();
+  if (processes == nullptr) {
+    return std::all_of(column_finite_.begin(), column_finite_.end(), [](char ok) { return ok != 0; });
+  }
+  // Spread over processes: the diagonal blocks (and the damping) are already
+  // the sums over all processes (CameraBlockSum::Reduce adds them), the
+  // off-diagonal blocks this process's own. Every process but the first
+  // zeroes its diagonal blocks, so that the sum over processes in rank order
+  // gives the first's unchanged (x + 0 + ... = x) and the off-diagonal sums.
+  double* values = values_.data();
+  if (processes->rank() != 0) {
+    for (int c = 0; c < pattern_.num_cameras(); ++c) {
+      const int f = pattern_.camera_size(c);
+      const int64_t* cb = col_begin_.data() + pattern_.camera_offset(c);
+      const int position = pattern_.position(pattern_.block_end(c) - 1);
+      for (int a = 0; a < f; ++a) std::fill(values + cb[a] + position, values + cb[a] + position + a + 1, 0.0);
+    }
+  }
+  processes->Sum(values, pattern_.num_nonzeros());
+  return std::all_of(values, values + pattern_.num_nonzeros(), [](double v) { return std::isfinite(v); });
 }
 
 template class ReducedCameraMatrix<float>;

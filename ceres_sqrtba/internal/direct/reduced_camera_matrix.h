@@ -126,7 +126,8 @@ class ReducedCameraMatrix {
 
   // S from the last pass's W and diagonal sums, the camera Jacobian in
   // `blocks` and the pose damping D_p (reduced camera vector). False when an
-  // entry is not finite.
+  // entry is not finite. Spread over processes (context->processes()): S
+  // summed over them, the same bits on every process, and the same answer.
   bool Accumulate(const ProjectedLandmarkBlocks<Scalar>& blocks, const double* pose_damping,
                   ParallelContext* context);
 

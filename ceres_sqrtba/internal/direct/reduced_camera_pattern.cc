@@ -38,19 +38,51 @@ ReducedCameraPattern::ReducedCameraPattern(const ProblemStructure& s, const std:
         }
       }
     }
-    std::sort(rows.begin(), rows.end());
-    rows.push_back(c);
-    int position = 0;
-    for (int r : rows) {
-      block_row_.push_back(r);
-      position_.push_back(position);
-      position += camera_size(r);
-    }
-    const int n = camera_size(c);
-    const int off_diagonal = position - n;
-    num_nonzeros_ += static_cast<int64_t>(n) * off_diagonal + static_cast<int64_t>(n) * (n + 1) / 2;
-    block_col_begin_[c + 1] = static_cast<int64_t>(block_row_.size());
+    AppendColumn(c, &rows);
   }
+}
+
+void ReducedCameraPattern::AppendColumn(int c, std::vector<int>* rows) {
+  std::sort(rows->begin(), rows->end());
+  rows->push_back(c);
+  int position = 0;
+  for (int r : *rows) {
+    block_row_.push_back(r);
+    position_.push_back(position);
+    position += camera_size(r);
+  }
+  const int n = camera_size(c);
+  const int off_diagonal = position - n;
+  num_nonzeros_ += static_cast<int64_t>(n) * off_diagonal + static_cast<int64_t>(n) * (n + 1) / 2;
+  block_col_begin_[c + 1] = static_cast<int64_t>(block_row_.size());
+}
+
+ReducedCameraPattern ReducedCameraPattern::Union(const ProblemStructure& s, const ProcessGroup& processes) {
+  ReducedCameraPattern local(s);
+  std::vector<uint64_t> mine;
+  for (int c = 0; c < local.num_cameras(); ++c) {
+    for (int64_t k = local.block_begin(c); k + 1 < local.block_end(c); ++k) {
+      mine.push_back((static_cast<uint64_t>(local.block_row(k)) << 32) | static_cast<uint64_t>(c));
+    }
+  }
+  const std::vector<std::vector<uint64_t>> to(static_cast<size_t>(processes.size()), mine);
+  std::vector<uint64_t> all;
+  std::vector<int> from;
+  processes.Exchange(to, &all, &from);
+  std::vector<std::vector<int>> rows(static_cast<size_t>(local.num_cameras()));
+  for (uint64_t pair : all) rows[pair & 0xffffffffu].push_back(static_cast<int>(pair >> 32));
+  ReducedCameraPattern merged = std::move(local);
+  merged.block_row_.clear();
+  merged.position_.clear();
+  merged.num_nonzeros_ = 0;
+  std::fill(merged.block_col_begin_.begin(), merged.block_col_begin_.end(), 0);
+  for (int c = 0; c < merged.num_cameras(); ++c) {
+    std::vector<int>& r = rows[c];
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    merged.AppendColumn(c, &r);
+  }
+  return merged;
 }
 
 int64_t ReducedCameraPattern::FindBlock(int row_camera, int column_camera) const {

@@ -23,6 +23,10 @@
 // against the memory limit with everything else the direct solver allocates
 // (ScalarBytes), and the fill-reducing ordering runs on the blocks
 // (sparse_cholesky.h), as Ceres' SPARSE_SCHUR orders its Schur complement.
+//
+// A solve spread over processes (process_group.h) sums S over the processes,
+// each adding its own landmarks' blocks: the pattern is then the union of
+// the processes' own patterns (Union), the same on every process.
 #ifndef CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_PATTERN_H_
 #define CERES_SQRTBA_INTERNAL_DIRECT_REDUCED_CAMERA_PATTERN_H_
 
@@ -30,6 +34,7 @@
 #include <functional>
 #include <vector>
 
+#include "ceres_sqrtba/internal/common/process_group.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 namespace ceres_sqrtba {
@@ -42,6 +47,11 @@ class ReducedCameraPattern {
   // true (the visibility-based preconditioners' subsets of S,
   // direct/visibility_based_preconditioner.h); the diagonal ones always.
   ReducedCameraPattern(const ProblemStructure& s, const std::function<bool(int, int)>& keep);
+
+  // The union of every process's pattern (each built from its own s, whose
+  // cameras are the same on every process): each process sends its
+  // off-diagonal blocks to all (ProcessGroup::Exchange, 8 bytes a block).
+  static ReducedCameraPattern Union(const ProblemStructure& s, const ProcessGroup& processes);
 
   int num_cameras() const { return static_cast<int>(camera_offset_.size()) - 1; }
   // n: rows and columns of S (the reduced camera vector).
@@ -72,6 +82,10 @@ class ReducedCameraPattern {
   void ScalarPattern(std::vector<int64_t>* col_begin, std::vector<int64_t>* rows) const;
 
  private:
+  // Appends block column c: the block rows `rows` (each < c, in any order,
+  // no repeats), then c.
+  void AppendColumn(int c, std::vector<int>* rows);
+
   std::vector<int> camera_offset_;       // per camera + 1
   std::vector<int64_t> block_col_begin_;  // per camera + 1
   std::vector<int> block_row_;            // per block

@@ -203,15 +203,22 @@ void RecordDistributedSizes(const ProblemStructure& s, const std::vector<double*
   }
 }
 
-std::string UnsupportedDistributedOption(const Solver::Options& options) {
-  if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR) {
+std::string UnsupportedDistributedSolverType(const Solver::Options& options) {
+  if (options.sqrt_linear_solver_type != SQRT_ITERATIVE_SCHUR &&
+      options.sqrt_linear_solver_type != SQRT_SPARSE_SCHUR) {
     return "A solve spread over processes needs Solver::Options::sqrt_linear_solver_type = "
-           "SQRT_ITERATIVE_SCHUR.";
+           "SQRT_ITERATIVE_SCHUR or SQRT_SPARSE_SCHUR.";
   }
+  return "";
+}
+
+std::string UnsupportedDistributedOption(const Solver::Options& options) {
+  const std::string solver = UnsupportedDistributedSolverType(options);
+  if (!solver.empty()) return solver;
   const std::string sqrt = UnsupportedSqrtOption(options);
   if (!sqrt.empty()) return sqrt;
-  if (options.preconditioner_type != ceres::JACOBI && options.preconditioner_type != ceres::SCHUR_JACOBI &&
-      options.preconditioner_type != ceres::IDENTITY) {
+  if (options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR && options.preconditioner_type != ceres::JACOBI &&
+      options.preconditioner_type != ceres::SCHUR_JACOBI && options.preconditioner_type != ceres::IDENTITY) {
     return "A solve spread over processes needs Solver::Options::preconditioner_type = JACOBI, SCHUR_JACOBI "
            "or IDENTITY.";
   }

@@ -53,6 +53,8 @@ void RecordDistributedSizes(const ProblemStructure& structure, const std::vector
 // What the solve spread over processes does not implement, as
 // UnsupportedSqrtOption says it (empty: nothing).
 std::string UnsupportedDistributedOption(const Solver::Options& options);
+// Its first part, the linear solver (checked before the structure is read).
+std::string UnsupportedDistributedSolverType(const Solver::Options& options);
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

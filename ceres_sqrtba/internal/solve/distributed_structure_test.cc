@@ -125,13 +125,20 @@ TEST(DistributedStructure, UnsupportedOptionsAreNamed) {
   EXPECT_NE(UnsupportedDistributedOption(options).find("use_inner_iterations"), std::string::npos);
   options = Options();
   options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
-  EXPECT_NE(UnsupportedDistributedOption(options).find("SQRT_ITERATIVE_SCHUR"), std::string::npos);
+  EXPECT_EQ(UnsupportedDistributedOption(options), "");
+  // SQRT_SPARSE_SCHUR reads no preconditioner.
+  options.preconditioner_type = ceres::CLUSTER_JACOBI;
+  EXPECT_EQ(UnsupportedDistributedOption(options), "");
+  options = Options();
+  options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
+  EXPECT_NE(UnsupportedDistributedOption(options).find("SQRT_ITERATIVE_SCHUR or SQRT_SPARSE_SCHUR"),
+            std::string::npos);
   // Ceres' own solver: named as the square-root solver it needs, not as an
   // invalid square-root configuration.
   options.sqrt_linear_solver_type = CERES_LINEAR_SOLVER;
   EXPECT_EQ(UnsupportedDistributedOption(options),
             "A solve spread over processes needs Solver::Options::sqrt_linear_solver_type = "
-            "SQRT_ITERATIVE_SCHUR.");
+            "SQRT_ITERATIVE_SCHUR or SQRT_SPARSE_SCHUR.");
   options = Options();
   options.preconditioner_type = ceres::CLUSTER_JACOBI;
   EXPECT_NE(UnsupportedDistributedOption(options).find("preconditioner_type"), std::string::npos);

@@ -179,7 +179,9 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   if (!agree()) return fail(error);
 
   // Memory: checked before the landmark storage is allocated.
-  LinearSolverFactory factory(s, LinearSolverOptionsOf(options));
+  LinearSolverOptions linear_solver_options = LinearSolverOptionsOf(options);
+  linear_solver_options.processes = processes;
+  LinearSolverFactory factory(s, linear_solver_options);
   if (factory.sparse()) RecordReducedCameraFactorization(factory.dense_factorization(), summary);
   error = factory.PlanError();
   if (!agree()) return fail(error);

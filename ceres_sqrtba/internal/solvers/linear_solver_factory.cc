@@ -45,7 +45,11 @@ LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Linear
     explicit_layout_ = std::make_unique<ExplicitBlockLayout>(s);
     block_scalars = explicit_layout_->total_scalars;
   }
-  if (sparse_) direct_plan_ = std::make_unique<CameraFactorizationPlan>(s, options.reduced_camera_factorization);
+  if (sparse_) {
+    direct_plan_ = std::make_unique<CameraFactorizationPlan>(
+        options.processes != nullptr ? ReducedCameraPattern::Union(s, *options.processes) : ReducedCameraPattern(s),
+        options.reduced_camera_factorization);
+  }
   const bool clusters = options.preconditioner_type == ceres::CLUSTER_JACOBI ||
                         options.preconditioner_type == ceres::CLUSTER_TRIDIAGONAL;
   if (!sparse_ && clusters && !s.cameras.empty()) {

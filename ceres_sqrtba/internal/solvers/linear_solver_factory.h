@@ -40,6 +40,7 @@
 #include "ceres/types.h"
 #include "ceres_sqrtba/internal/cameras/reduced_camera_pcg.h"
 #include "ceres_sqrtba/internal/common/parallel.h"
+#include "ceres_sqrtba/internal/common/process_group.h"
 #include "ceres_sqrtba/internal/linear/linear_solver.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 #include "ceres_sqrtba/types.h"
@@ -64,6 +65,9 @@ struct LinearSolverOptions {
   ceres::VisibilityClusteringType visibility_clustering_type = ceres::CANONICAL_VIEWS;
   int min_linear_solver_iterations = 0;
   int max_linear_solver_iterations = 500;
+  // A solve spread over processes: SQRT_SPARSE_SCHUR's reduced camera matrix
+  // is summed over them, on the union of their patterns.
+  const ProcessGroup* processes = nullptr;
 };
 
 class LinearSolverFactory {

@@ -51,6 +51,7 @@ LinearSolverSummary SqrtSparseSchurSolver<Scalar>::Solve(const double* d, double
   VLOG(logged_statistics_ ? 2 : 1) << "SQRT_SPARSE_SCHUR: " << cholesky_->Statistics();
   logged_statistics_ = true;
   *jy_squared_norm = blocks_.BackSubstitute(y);
+  if (context_->processes() != nullptr) context_->processes()->Sum(jy_squared_norm, 1);
   return summary;
 }
 

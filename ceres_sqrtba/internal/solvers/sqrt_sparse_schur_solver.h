@@ -25,6 +25,14 @@
 //
 // The landmark blocks are Scalar (float or double); W, S, the right-hand
 // side and the Cholesky are double.
+//
+// Spread over processes (process_group.h): each process holds its own
+// landmarks' blocks; S (on the union of the processes' patterns,
+// ReducedCameraPattern::Union), the right-hand side and |J y|^2 are summed
+// over the processes in rank order, and every process factors the same S
+// and solves for the same camera step (the Cholesky is replicated, not
+// distributed: S's n^2 / 2 doubles at most, n the camera parameters), then
+// back-substitutes its own landmarks.
 #ifndef CERES_SQRTBA_INTERNAL_SOLVERS_SQRT_SPARSE_SCHUR_SOLVER_H_
 #define CERES_SQRTBA_INTERNAL_SOLVERS_SQRT_SPARSE_SCHUR_SOLVER_H_
 
