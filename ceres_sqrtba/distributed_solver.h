@@ -16,7 +16,8 @@
 //
 // SolveDistributed runs Levenberg-Marquardt exactly as the one-process
 // ceres_sqrtba::Solve (SQRT_ITERATIVE_SCHUR, projected storage; JACOBI,
-// SCHUR_JACOBI or IDENTITY preconditioning; or SQRT_SPARSE_SCHUR, the
+// SCHUR_JACOBI, IDENTITY, CLUSTER_JACOBI or CLUSTER_TRIDIAGONAL
+// preconditioning, the clusters the whole problem's; or SQRT_SPARSE_SCHUR, the
 // reduced camera matrix summed over the ranks and factored on each; single
 // or double precision): the sums over landmarks (cost, gradient, the
 // reduced camera system's right-hand side and products or matrix, the

@@ -348,17 +348,6 @@ TEST_F(DistributedSolver, ARankWithOnlyAFixedResidualBlock) {
   EXPECT_EQ(spread.summary.fixed_cost, 4.5);  // 0.5 * 3^2, summed over ranks
 }
 
-// SQRT_SPARSE_SCHUR: the reduced camera matrix summed over the ranks on the
-// union of their patterns, factored on every rank. The same tolerances as
-// SQRT_ITERATIVE_SCHUR's (the direct step carries the sums' other order
-// forward as PCG's does), with each factorization.
-Solver::Options SparseOptions(Precision precision, ReducedCameraFactorization factorization) {
-  Solver::Options options = Options(precision);
-  options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
-  options.reduced_camera_factorization = factorization;
-  return options;
-}
-
 // Each landmark to the rank of its first camera's slice of the cameras: the
 // ranks' camera pairs differ (a pair of late cameras only on the last
 // ranks), so the pattern of S is the union of the ranks' patterns.
@@ -370,6 +359,36 @@ std::vector<int> ShareByFirstCamera(const testing::SyntheticBa& ba, int ranks) {
     share[p] = std::min(ranks - 1, first[p] * ranks / static_cast<int>(ba.poses.size()));
   }
   return share;
+}
+
+// CLUSTER_JACOBI and CLUSTER_TRIDIAGONAL: the clusters from every rank's
+// landmarks (the one-process clusters), the kept blocks of S summed over the
+// ranks, factored on each. The one-process iterations and CG counts, costs
+// within 1e-10 / 1e-8, on both shares (the second gives the ranks different
+// camera pairs).
+TEST_F(DistributedSolver, ClusterPreconditionersFollowTheOneProcessSolve) {
+  for (auto preconditioner : {ceres::CLUSTER_JACOBI, ceres::CLUSTER_TRIDIAGONAL}) {
+    for (auto clustering : {ceres::CANONICAL_VIEWS, ceres::SINGLE_LINKAGE}) {
+      Solver::Options options = Options(DOUBLE_PRECISION, preconditioner);
+      options.visibility_clustering_type = clustering;
+      const Solved one = OneProcess(ba_, options);
+      for (const std::vector<int>& share : {share_, ShareByFirstCamera(ba_, Size())}) {
+        const Solved distributed = Distributed(ba_, options, share);
+        ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
+      }
+    }
+  }
+}
+
+// SQRT_SPARSE_SCHUR: the reduced camera matrix summed over the ranks on the
+// union of their patterns, factored on every rank. The same tolerances as
+// SQRT_ITERATIVE_SCHUR's (the direct step carries the sums' other order
+// forward as PCG's does), with each factorization.
+Solver::Options SparseOptions(Precision precision, ReducedCameraFactorization factorization) {
+  Solver::Options options = Options(precision);
+  options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
+  options.reduced_camera_factorization = factorization;
+  return options;
 }
 
 TEST_F(DistributedSolver, SparseSchurFollowsTheOneProcessSolve) {

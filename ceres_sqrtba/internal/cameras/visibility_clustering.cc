@@ -204,6 +204,36 @@ std::vector<std::vector<int>> CameraVisibility(const ProblemStructure& s) {
   return visibility;
 }
 
+std::vector<std::vector<int>> CameraVisibility(const ProblemStructure& s, const ProcessGroup& processes) {
+  const std::vector<std::vector<int>> local = CameraVisibility(s);
+  // Where this process's landmarks start in the common numbering.
+  std::vector<double> counts(static_cast<size_t>(processes.size()), 0.0);
+  counts[processes.rank()] = static_cast<double>(s.landmarks.size());
+  processes.Sum(counts.data(), static_cast<int64_t>(counts.size()));
+  int64_t offset = 0;
+  for (int r = 0; r < processes.rank(); ++r) offset += static_cast<int64_t>(counts[r]);
+  // (camera, landmark) in one word: 24 bits of camera, 40 of landmark.
+  constexpr int kLandmarkBits = 40;
+  CHECK_LT(local.size(), size_t{1} << (64 - kLandmarkBits));
+  std::vector<uint64_t> mine;
+  for (size_t c = 0; c < local.size(); ++c) {
+    for (int l : local[c]) mine.push_back((static_cast<uint64_t>(c) << kLandmarkBits) | static_cast<uint64_t>(l + offset));
+  }
+  const std::vector<std::vector<uint64_t>> to(static_cast<size_t>(processes.size()), mine);
+  std::vector<uint64_t> all;
+  std::vector<int> from;
+  processes.Exchange(to, &all, &from);
+  std::vector<std::vector<int>> visibility(local.size());
+  const uint64_t mask = (uint64_t{1} << kLandmarkBits) - 1;
+  for (uint64_t pair : all) {
+    const int64_t landmark = static_cast<int64_t>(pair & mask);
+    CHECK_LT(landmark, int64_t{1} << 31);
+    visibility[pair >> kLandmarkBits].push_back(static_cast<int>(landmark));
+  }
+  for (std::vector<int>& v : visibility) std::sort(v.begin(), v.end());
+  return visibility;
+}
+
 CameraClusters ClusterCameras(const std::vector<std::vector<int>>& visibility,
                               ceres::VisibilityClusteringType clustering, ceres::PreconditionerType type) {
   const Graph graph = SchurComplementGraph(visibility);

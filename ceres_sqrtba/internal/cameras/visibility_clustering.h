@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "ceres/types.h"
+#include "ceres_sqrtba/internal/common/process_group.h"
 #include "ceres_sqrtba/internal/problem/problem_structure.h"
 
 namespace ceres_sqrtba {
@@ -68,6 +69,13 @@ struct CameraClusters {
 
 // Per camera, the sorted landmark indices it sees (step 1's V_c).
 std::vector<std::vector<int>> CameraVisibility(const ProblemStructure& s);
+// The same over the landmarks of every process of a solve spread over
+// processes (each landmark on one of them, numbered after the landmarks of
+// the processes before it), the same on every process: each process sends
+// its (camera, landmark) pairs to all, once per solve. The clusters depend
+// only on how many landmarks cameras share, so they are the one-process
+// solve's.
+std::vector<std::vector<int>> CameraVisibility(const ProblemStructure& s, const ProcessGroup& processes);
 
 // type: ceres::CLUSTER_JACOBI or ceres::CLUSTER_TRIDIAGONAL.
 CameraClusters ClusterCameras(const std::vector<std::vector<int>>& visibility,

@@ -57,8 +57,9 @@ void ReducedCameraPattern::AppendColumn(int c, std::vector<int>* rows) {
   block_col_begin_[c + 1] = static_cast<int64_t>(block_row_.size());
 }
 
-ReducedCameraPattern ReducedCameraPattern::Union(const ProblemStructure& s, const ProcessGroup& processes) {
-  ReducedCameraPattern local(s);
+ReducedCameraPattern ReducedCameraPattern::Union(const ProblemStructure& s, const ProcessGroup& processes,
+                                                 const std::function<bool(int, int)>& keep) {
+  ReducedCameraPattern local(s, keep);
   std::vector<uint64_t> mine;
   for (int c = 0; c < local.num_cameras(); ++c) {
     for (int64_t k = local.block_begin(c); k + 1 < local.block_end(c); ++k) {

@@ -51,7 +51,9 @@ class ReducedCameraPattern {
   // The union of every process's pattern (each built from its own s, whose
   // cameras are the same on every process): each process sends its
   // off-diagonal blocks to all (ProcessGroup::Exchange, 8 bytes a block).
-  static ReducedCameraPattern Union(const ProblemStructure& s, const ProcessGroup& processes);
+  // keep (optional): as the constructor's, on every process alike.
+  static ReducedCameraPattern Union(const ProblemStructure& s, const ProcessGroup& processes,
+                                    const std::function<bool(int, int)>& keep = nullptr);
 
   int num_cameras() const { return static_cast<int>(camera_offset_.size()) - 1; }
   // n: rows and columns of S (the reduced camera vector).

@@ -7,13 +7,24 @@
 namespace ceres_sqrtba {
 namespace internal {
 
+namespace {
+
+ReducedCameraPattern KeptPattern(const ProblemStructure& s, const CameraClusters& clusters,
+                                 const ProcessGroup* processes) {
+  const auto keep = [&clusters](int c1, int c2) { return clusters.Keeps(c1, c2); };
+  return processes != nullptr ? ReducedCameraPattern::Union(s, *processes, keep) : ReducedCameraPattern(s, keep);
+}
+
+}  // namespace
+
 VisibilityPreconditionerPlan::VisibilityPreconditionerPlan(const ProblemStructure& s,
                                                            ceres::PreconditionerType type,
-                                                           ceres::VisibilityClusteringType clustering)
+                                                           ceres::VisibilityClusteringType clustering,
+                                                           const ProcessGroup* processes)
     : type_(type),
-      clusters_(ClusterCameras(CameraVisibility(s), clustering, type)),
-      factorization_(ReducedCameraPattern(s, [this](int c1, int c2) { return clusters_.Keeps(c1, c2); }),
-                     AUTOMATIC_FACTORIZATION) {
+      clusters_(ClusterCameras(processes != nullptr ? CameraVisibility(s, *processes) : CameraVisibility(s),
+                               clustering, type)),
+      factorization_(KeptPattern(s, clusters_, processes), AUTOMATIC_FACTORIZATION) {
   VLOG(1) << ceres::PreconditionerTypeToString(type) << ": " << s.cameras.size() << " cameras in "
           << clusters_.num_clusters << " clusters (" << ceres::VisibilityClusteringTypeToString(clustering)
           << "), " << factorization_.pattern().num_blocks() << " blocks of the reduced camera matrix kept, "

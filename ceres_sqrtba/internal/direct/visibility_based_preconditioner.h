@@ -57,8 +57,11 @@ namespace internal {
 // clusters, the kept pattern of S and its factorization's plan.
 class VisibilityPreconditionerPlan {
  public:
+  // processes (optional): a solve spread over processes, whose clusters and
+  // kept pattern are those of all their landmarks, the same on each; the
+  // kept blocks are then summed over them (ReducedCameraMatrix::Accumulate).
   VisibilityPreconditionerPlan(const ProblemStructure& s, ceres::PreconditionerType type,
-                               ceres::VisibilityClusteringType clustering);
+                               ceres::VisibilityClusteringType clustering, const ProcessGroup* processes = nullptr);
 
   ceres::PreconditionerType type() const { return type_; }
   const CameraClusters& clusters() const { return clusters_; }

@@ -217,11 +217,6 @@ std::string UnsupportedDistributedOption(const Solver::Options& options) {
   if (!solver.empty()) return solver;
   const std::string sqrt = UnsupportedSqrtOption(options);
   if (!sqrt.empty()) return sqrt;
-  if (options.sqrt_linear_solver_type == SQRT_ITERATIVE_SCHUR && options.preconditioner_type != ceres::JACOBI &&
-      options.preconditioner_type != ceres::SCHUR_JACOBI && options.preconditioner_type != ceres::IDENTITY) {
-    return "A solve spread over processes needs Solver::Options::preconditioner_type = JACOBI, SCHUR_JACOBI "
-           "or IDENTITY.";
-  }
   if (options.use_explicit_reduced_rows) {
     return "A solve spread over processes needs Solver::Options::use_explicit_reduced_rows = false.";
   }

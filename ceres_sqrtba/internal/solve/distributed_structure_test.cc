@@ -139,8 +139,12 @@ TEST(DistributedStructure, UnsupportedOptionsAreNamed) {
   EXPECT_EQ(UnsupportedDistributedOption(options),
             "A solve spread over processes needs Solver::Options::sqrt_linear_solver_type = "
             "SQRT_ITERATIVE_SCHUR or SQRT_SPARSE_SCHUR.");
+  // The visibility-based preconditioners run across processes too; what one
+  // process refuses is refused with its message.
   options = Options();
-  options.preconditioner_type = ceres::CLUSTER_JACOBI;
+  options.preconditioner_type = ceres::CLUSTER_TRIDIAGONAL;
+  EXPECT_EQ(UnsupportedDistributedOption(options), "");
+  options.preconditioner_type = ceres::SUBSET;
   EXPECT_NE(UnsupportedDistributedOption(options).find("preconditioner_type"), std::string::npos);
 }
 

@@ -53,8 +53,8 @@ LinearSolverFactory::LinearSolverFactory(const ProblemStructure& s, const Linear
   const bool clusters = options.preconditioner_type == ceres::CLUSTER_JACOBI ||
                         options.preconditioner_type == ceres::CLUSTER_TRIDIAGONAL;
   if (!sparse_ && clusters && !s.cameras.empty()) {
-    visibility_plan_ = std::make_unique<VisibilityPreconditionerPlan>(s, options.preconditioner_type,
-                                                                      options.visibility_clustering_type);
+    visibility_plan_ = std::make_unique<VisibilityPreconditionerPlan>(
+        s, options.preconditioner_type, options.visibility_clustering_type, options.processes);
     iterative_options_.visibility = visibility_plan_.get();
   }
   const int64_t nc = std::max(1, s.num_camera_parameters);
