@@ -24,35 +24,18 @@
 #include "ceres/normal_prior.h"
 #include "ceres_sqrtba/distributed_solver.h"
 #include "gtest/gtest.h"
+#include "mpi_test_support.h"
 #include "stop_at_iteration.h"
 #include "test_problems.h"
 
 namespace ceres_sqrtba {
 namespace {
 
-int Rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int Size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-Solver::Options Options(Precision precision, ceres::PreconditionerType preconditioner = ceres::SCHUR_JACOBI) {
-  Solver::Options options;
-  options.sqrt_linear_solver_type = SQRT_ITERATIVE_SCHUR;
-  options.preconditioner_type = preconditioner;
-  options.precision = precision;
-  options.max_num_iterations = 20;
-  options.num_threads = 1;
-  options.function_tolerance = 1e-12;
-  options.logging_type = ceres::SILENT;
-  return options;
-}
+using testing::ExpectSameIterations;
+using testing::Rank;
+using testing::Relative;
+using testing::Size;
+using testing::SolveOptions;
 
 // The synthetic problem, whole or one rank's share of its landmarks
 // (share[point] == rank), every camera added first in camera order.
@@ -91,8 +74,6 @@ std::vector<int> ObservationsPerPoint(const testing::SyntheticBa& ba) {
   return count;
 }
 
-double Relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
-
 struct Solved {
   Built built;
   Solver::Summary summary;
@@ -110,20 +91,6 @@ Solved Distributed(const testing::SyntheticBa& ba, const Solver::Options& option
   return run;
 }
 
-void ExpectSameIterations(const Solver::Summary& distributed, const Solver::Summary& one, double early,
-                          double final) {
-  ASSERT_NE(distributed.termination_type, ceres::FAILURE) << distributed.message;
-  ASSERT_EQ(distributed.iterations.size(), one.iterations.size());
-  for (size_t i = 0; i < one.iterations.size(); ++i) {
-    const ceres::IterationSummary& d = distributed.iterations[i];
-    const ceres::IterationSummary& o = one.iterations[i];
-    EXPECT_EQ(d.step_is_successful, o.step_is_successful) << i;
-    EXPECT_EQ(d.linear_solver_iterations, o.linear_solver_iterations) << i;
-    if (i < 10) EXPECT_LE(Relative(d.cost, o.cost), early) << i;
-  }
-  EXPECT_LE(Relative(distributed.final_cost, one.final_cost), final);
-}
-
 class DistributedSolver : public ::testing::Test {
  protected:
   testing::SyntheticBa ba_ = testing::MakeSyntheticBa(10, 300, 4, 71);
@@ -132,7 +99,7 @@ class DistributedSolver : public ::testing::Test {
 
 TEST_F(DistributedSolver, DoublePrecisionFollowsTheOneProcessSolve) {
   for (auto preconditioner : {ceres::SCHUR_JACOBI, ceres::JACOBI}) {
-    const Solver::Options options = Options(DOUBLE_PRECISION, preconditioner);
+    const Solver::Options options = SolveOptions(DOUBLE_PRECISION, preconditioner);
     const Solved one = OneProcess(ba_, options);
     const Solved distributed = Distributed(ba_, options, share_);
     ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
@@ -166,7 +133,7 @@ TEST_F(DistributedSolver, DoublePrecisionFollowsTheOneProcessSolve) {
 }
 
 TEST_F(DistributedSolver, SinglePrecisionEndsWhereTheOneProcessSolveEnds) {
-  const Solver::Options options = Options(SINGLE_PRECISION);
+  const Solver::Options options = SolveOptions(SINGLE_PRECISION);
   const Solved one = OneProcess(ba_, options);
   const Solved distributed = Distributed(ba_, options, share_);
   ASSERT_NE(distributed.summary.termination_type, ceres::FAILURE) << distributed.summary.message;
@@ -187,7 +154,7 @@ void ExpectTwoRunsGiveTheSameBits(const testing::SyntheticBa& ba, const Solver::
 }
 
 TEST_F(DistributedSolver, TwoRunsGiveTheSameBits) {
-  ExpectTwoRunsGiveTheSameBits(ba_, Options(DOUBLE_PRECISION), share_);
+  ExpectTwoRunsGiveTheSameBits(ba_, SolveOptions(DOUBLE_PRECISION), share_);
 }
 
 TEST_F(DistributedSolver, ARankWithoutLandmarks) {
@@ -199,7 +166,7 @@ TEST_F(DistributedSolver, ARankWithoutLandmarks) {
     std::vector<int> first = BalancedLandmarkShares(counts, size - 1);
     share = first;
   }
-  const Solver::Options options = Options(DOUBLE_PRECISION);
+  const Solver::Options options = SolveOptions(DOUBLE_PRECISION);
   const Solved one = OneProcess(ba_, options);
   const Solved distributed = Distributed(ba_, options, share);
   ExpectSameIterations(distributed.summary, one.summary, 1e-10, 1e-8);
@@ -210,7 +177,7 @@ TEST_F(DistributedSolver, CamerasThatDifferFailOnEveryRank) {
   testing::SyntheticBa ba = ba_;
   if (Rank() == Size() - 1) ba.poses[3][4] += 1e-3;
   const double start = MPI_Wtime();
-  const Solved distributed = Distributed(ba, Options(DOUBLE_PRECISION), share_);
+  const Solved distributed = Distributed(ba, SolveOptions(DOUBLE_PRECISION), share_);
   EXPECT_EQ(distributed.summary.termination_type, ceres::FAILURE);
   EXPECT_NE(distributed.summary.message.find("do not hold the same camera-side parameter blocks"),
             std::string::npos)
@@ -237,7 +204,7 @@ TEST_F(DistributedSolver, ALandmarkOnTwoRanksFailsOnEveryRank) {
     }
   }
   const double start = MPI_Wtime();
-  SolveDistributed(Options(DOUBLE_PRECISION), MPI_COMM_WORLD, run.built.cameras, run.built.problem.get(),
+  SolveDistributed(SolveOptions(DOUBLE_PRECISION), MPI_COMM_WORLD, run.built.cameras, run.built.problem.get(),
                    &run.summary);
   EXPECT_EQ(run.summary.termination_type, ceres::FAILURE);
   EXPECT_NE(run.summary.message.find("A landmark of rank 0 and a landmark of rank " + std::to_string(Size() - 1) +
@@ -251,7 +218,7 @@ TEST_F(DistributedSolver, ALandmarkOnTwoRanksFailsOnEveryRank) {
 
 TEST_F(DistributedSolver, OptionsThatDifferFailOnEveryRank) {
   if (Size() < 2) GTEST_SKIP() << "needs two ranks";
-  Solver::Options options = Options(DOUBLE_PRECISION);
+  Solver::Options options = SolveOptions(DOUBLE_PRECISION);
   if (Rank() == 1) options.max_num_iterations = 7;
   const Solved distributed = Distributed(ba_, options, share_);
   EXPECT_EQ(distributed.summary.termination_type, ceres::FAILURE);
@@ -287,7 +254,7 @@ TEST_F(DistributedSolver, ACostFunctionFailingOnOneRankFailsEveryRank) {
   }
   Solver::Summary summary;
   const double start = MPI_Wtime();
-  SolveDistributed(Options(DOUBLE_PRECISION), MPI_COMM_WORLD, built.cameras, built.problem.get(), &summary);
+  SolveDistributed(SolveOptions(DOUBLE_PRECISION), MPI_COMM_WORLD, built.cameras, built.problem.get(), &summary);
   EXPECT_EQ(summary.termination_type, ceres::FAILURE) << summary.message;
   EXPECT_NE(summary.message.find("(rank " + std::to_string(failing_rank) + ")"), std::string::npos)
       << summary.message;
@@ -302,7 +269,7 @@ TEST_F(DistributedSolver, ABoundedLandmarkOnOneRank) {
     if (share_[p] == Size() - 1) bounded = static_cast<int>(p);
   }
   ASSERT_GE(bounded, 0);
-  const Solver::Options options = Options(DOUBLE_PRECISION);
+  const Solver::Options options = SolveOptions(DOUBLE_PRECISION);
   Solved one{Build(ba_, nullptr, 0), {}};
   one.built.problem->SetParameterUpperBound(one.built.ba.points[bounded].data(), 0,
                                            ba_.points[bounded][0] + 1e-3);
@@ -319,7 +286,7 @@ TEST_F(DistributedSolver, ABoundedLandmarkOnOneRank) {
 
 // A user callback that ends the solve on one rank ends it on all.
 TEST_F(DistributedSolver, ACallbackEndingTheSolveOnOneRankEndsItOnAll) {
-  Solver::Options options = Options(DOUBLE_PRECISION);
+  Solver::Options options = SolveOptions(DOUBLE_PRECISION);
   testing::StopAtIteration stop(3, ceres::SOLVER_TERMINATE_SUCCESSFULLY);
   if (Rank() == Size() - 1) options.callbacks.push_back(&stop);
   const Solved spread = Distributed(ba_, options, share_);
@@ -342,7 +309,7 @@ TEST_F(DistributedSolver, ARankWithOnlyAFixedResidualBlock) {
     spread.built.problem->AddResidualBlock(new ceres::NormalPrior(a, b), nullptr, fixed);
     spread.built.problem->SetParameterBlockConstant(fixed);
   }
-  SolveDistributed(Options(DOUBLE_PRECISION), MPI_COMM_WORLD, spread.built.cameras, spread.built.problem.get(),
+  SolveDistributed(SolveOptions(DOUBLE_PRECISION), MPI_COMM_WORLD, spread.built.cameras, spread.built.problem.get(),
                    &spread.summary);
   ASSERT_NE(spread.summary.termination_type, ceres::FAILURE) << spread.summary.message;
   EXPECT_EQ(spread.summary.fixed_cost, 4.5);  // 0.5 * 3^2, summed over ranks
@@ -369,7 +336,7 @@ std::vector<int> ShareByFirstCamera(const testing::SyntheticBa& ba, int ranks) {
 TEST_F(DistributedSolver, ClusterPreconditionersFollowTheOneProcessSolve) {
   for (auto preconditioner : {ceres::CLUSTER_JACOBI, ceres::CLUSTER_TRIDIAGONAL}) {
     for (auto clustering : {ceres::CANONICAL_VIEWS, ceres::SINGLE_LINKAGE}) {
-      Solver::Options options = Options(DOUBLE_PRECISION, preconditioner);
+      Solver::Options options = SolveOptions(DOUBLE_PRECISION, preconditioner);
       options.visibility_clustering_type = clustering;
       const Solved one = OneProcess(ba_, options);
       for (const std::vector<int>& share : {share_, ShareByFirstCamera(ba_, Size())}) {
@@ -385,7 +352,7 @@ TEST_F(DistributedSolver, ClusterPreconditionersFollowTheOneProcessSolve) {
 // SQRT_ITERATIVE_SCHUR's (the direct step carries the sums' other order
 // forward as PCG's does), with each factorization.
 Solver::Options SparseOptions(Precision precision, ReducedCameraFactorization factorization) {
-  Solver::Options options = Options(precision);
+  Solver::Options options = SolveOptions(precision);
   options.sqrt_linear_solver_type = SQRT_SPARSE_SCHUR;
   options.reduced_camera_factorization = factorization;
   return options;
@@ -445,7 +412,7 @@ TEST_F(DistributedSolver, SparseSchurTwoRunsGiveTheSameBitsAndARankMayHoldNoLand
 TEST(DistributedSolverOptions, OtherSolversAreRefusedOnEveryRank) {
   testing::SyntheticBa ba = testing::MakeSyntheticBa(6, 40, 3, 5);
   Built built = Build(ba, nullptr, 0);
-  Solver::Options options = Options(DOUBLE_PRECISION);
+  Solver::Options options = SolveOptions(DOUBLE_PRECISION);
   options.sqrt_linear_solver_type = SQRT_AUTOMATIC;
   Solver::Summary summary;
   SolveDistributed(options, MPI_COMM_WORLD, built.cameras, built.problem.get(), &summary);
@@ -472,19 +439,4 @@ TEST(BalancedLandmarkShares, ContiguousBalancedAndNoneEmpty) {
 }  // namespace
 }  // namespace ceres_sqrtba
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  // One rank prints; every rank's result counts.
-  if (rank != 0) {
-    ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int failed = RUN_ALL_TESTS();
-  int any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any;
-}
+int main(int argc, char** argv) { return ceres_sqrtba::testing::MpiTestMain(&argc, argv); }

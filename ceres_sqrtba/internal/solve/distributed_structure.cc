@@ -122,15 +122,35 @@ StructureStatus DistributedStructure(StructureStatus status, const Solver::Optio
 }
 
 std::string SharedLandmarks(const ProblemStructure& s, const ProcessGroup& processes) {
-  // Each landmark's values, hashed, go to the process the hash names; each
-  // process looks for a hash that two processes sent.
+  // Each landmark's values and, per residual block, the values of the
+  // block's other parameter blocks (cameras, constant or not: the same on
+  // every process), hashed, go to the process the hash names; each process
+  // looks for a hash that two processes sent.
   const int size = processes.size();
   std::vector<std::vector<uint64_t>> to(size);
-  for (int l : s.landmarks) {
-    const ParameterBlockInfo& pb = s.parameter_blocks[l];
+  std::vector<uint64_t> neighbours;
+  for (const Group& group : s.groups) {
+    if (group.landmark < 0) continue;
+    const ParameterBlockInfo& pb = s.parameter_blocks[group.landmark];
     Fingerprint f;
     f.Add(pb.size);
     for (int k = 0; k < pb.size; ++k) f.Add(pb.user_values[k]);
+    neighbours.clear();
+    for (int k = group.residual_begin; k < group.residual_end; ++k) {
+      const ResidualBlockInfo& rb = s.residual_blocks[s.group_residuals[k]];
+      Fingerprint n;
+      for (int i = 0; i < rb.num_parameter_blocks; ++i) {
+        const int p = s.residual_parameters[rb.parameter_begin + i];
+        if (p == group.landmark) continue;
+        const ParameterBlockInfo& other = s.parameter_blocks[p];
+        n.Add(other.size);
+        for (int j = 0; j < other.size; ++j) n.Add(other.user_values[j]);
+      }
+      neighbours.push_back(n.value());
+    }
+    // In any order of the residual blocks.
+    std::sort(neighbours.begin(), neighbours.end());
+    for (uint64_t n : neighbours) f.Add(n);
     to[f.value() % static_cast<uint64_t>(size)].push_back(f.value());
   }
   std::vector<uint64_t> received;
@@ -148,8 +168,8 @@ std::string SharedLandmarks(const ProblemStructure& s, const ProcessGroup& proce
     if (received[a] == received[b] && from[a] != from[b]) {
       message = "A landmark of rank " + std::to_string(from[a]) + " and a landmark of rank " +
                 std::to_string(from[b]) +
-                " hold the same values: each landmark, with all of its residual blocks, must be on exactly one "
-                "process.";
+                " hold the same values and are seen by the same cameras: each landmark, with all of its "
+                "residual blocks, must be on exactly one process.";
     }
   }
   // The lowest checking rank's finding, the same on every process.

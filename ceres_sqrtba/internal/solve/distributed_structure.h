@@ -36,11 +36,16 @@ StructureStatus DistributedStructure(StructureStatus status, const Solver::Optio
                                      std::string* error);
 
 // A landmark held by two processes: the message naming the two ranks, the
-// same on every process, or empty. Landmarks are told apart by their values
-// (bit for bit), the one identity that survives across processes: two
-// landmarks of two processes at exactly the same position are taken for one.
-// Each process hashes its landmarks' values and checks the hashes sent to it
-// (a share of all landmarks); every process must call it at the same point.
+// same on every process, or empty. A landmark has no identity that survives
+// across processes; it is known by its values (bit for bit) and, per
+// residual block, the values of the block's cameras (constant or not: the
+// same on every process), which a landmark given to two processes with its
+// residual blocks keeps on both. Landmarks that only start at the same
+// values (GLOMAP's scales, all 1) are seen by other cameras and pass; a
+// landmark whose residual blocks are split between processes
+// looks like two such landmarks and is not found. Each process hashes its
+// landmarks and checks the hashes sent to it (a share of all landmarks);
+// every process must call it at the same point.
 std::string SharedLandmarks(const ProblemStructure& structure, const ProcessGroup& processes);
 
 // The summary's problem sizes (original and reduced) and the landmark groups
