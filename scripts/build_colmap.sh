@@ -12,6 +12,9 @@
 #                                (flags BundleAdjustmentCeres.use_sqrtba,
 #                                Mapper.ba_use_sqrtba, GlobalMapper.gp_use_sqrtba,
 #                                ... and their *_sqrtba_precision)
+#   <cache>/{stock,sqrtba}/bin/colmap_reprojection_benchmark   the Jacobian
+#                                cost of COLMAP's reprojection error per camera
+#                                model (analytical, autodiff double and float)
 #   <cache>/sqrtba/bin/colmap_ba_covariance   the same program against the
 #                                patched COLMAP: EstimateBACovariance through
 #                                ceres_sqrtba::Covariance (--use_sqrtba 0: as
@@ -228,7 +231,7 @@ build_driver() {  # build folder (in the cache), CMAKE_PREFIX_PATH, destination 
   cmake -G Ninja -S "$driver_src" -B "$cache/$1" -DCMAKE_BUILD_TYPE=Release \
     "${launcher[@]}" -DCMAKE_PREFIX_PATH="$2" >&2
   cmake --build "$cache/$1" -j"$JOBS" >&2
-  cp "$cache/$1/colmap_ba_covariance" "$3/colmap_ba_covariance"
+  cp "$cache/$1/colmap_ba_covariance" "$cache/$1/colmap_reprojection_benchmark" "$3/"
 }
 driver_key=$(cat "$driver_src"/* "$here/benchmarks/process_status.h" | sha256sum | cut -c1-16)
 driver_stamp=$cache/stock/.ba_covariance
