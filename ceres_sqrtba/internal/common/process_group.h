@@ -57,6 +57,12 @@ class ProcessGroup {
   virtual void Exchange(const std::vector<std::vector<uint64_t>>& to, std::vector<uint64_t>* received,
                         std::vector<int>* from) const = 0;
 
+  // The sum and the least of the values of the processes that share this
+  // one's machine (its memory; MPI: MPI_COMM_TYPE_SHARED), on each of them:
+  // the memory check of processes that share a machine's available memory.
+  virtual int64_t SumOnMachine(int64_t value) const = 0;
+  virtual int64_t MinOnMachine(int64_t value) const = 0;
+
   // True on every process when one passed true.
   bool Any(bool value) const { return Max(value ? 1.0 : 0.0) > 0.0; }
 

@@ -9,6 +9,23 @@ namespace internal {
 MpiProcessGroup::MpiProcessGroup(MPI_Comm communicator) : communicator_(communicator) {
   MPI_Comm_rank(communicator_, &rank_);
   MPI_Comm_size(communicator_, &size_);
+  MPI_Comm_split_type(communicator_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &machine_);
+}
+
+MpiProcessGroup::~MpiProcessGroup() {
+  if (machine_ != MPI_COMM_NULL) MPI_Comm_free(&machine_);
+}
+
+int64_t MpiProcessGroup::SumOnMachine(int64_t value) const {
+  int64_t sum = value;
+  MPI_Allreduce(&value, &sum, 1, MPI_INT64_T, MPI_SUM, machine_);  // integers: exact in any order
+  return sum;
+}
+
+int64_t MpiProcessGroup::MinOnMachine(int64_t value) const {
+  int64_t least = value;
+  MPI_Allreduce(&value, &least, 1, MPI_INT64_T, MPI_MIN, machine_);
+  return least;
 }
 
 template <typename T>

@@ -25,6 +25,9 @@ namespace internal {
 class MpiProcessGroup final : public ProcessGroup {
  public:
   explicit MpiProcessGroup(MPI_Comm communicator);
+  ~MpiProcessGroup() override;
+  MpiProcessGroup(const MpiProcessGroup&) = delete;
+  MpiProcessGroup& operator=(const MpiProcessGroup&) = delete;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -35,6 +38,8 @@ class MpiProcessGroup final : public ProcessGroup {
   bool AllEqual(uint64_t value) const override;
   void Exchange(const std::vector<std::vector<uint64_t>>& to, std::vector<uint64_t>* received,
                 std::vector<int>* from) const override;
+  int64_t SumOnMachine(int64_t value) const override;
+  int64_t MinOnMachine(int64_t value) const override;
 
   // Bytes this process sent through the collectives so far (the sums: what
   // it sends to the other processes, P - 1 copies of its vector through the
@@ -53,6 +58,7 @@ class MpiProcessGroup final : public ProcessGroup {
   void SumBySlices(T* v, int count, MPI_Datatype type, std::vector<T>* received) const;
 
   MPI_Comm communicator_;
+  MPI_Comm machine_ = MPI_COMM_NULL;  // the processes of this one's machine
   int rank_ = 0;
   int size_ = 1;
   mutable std::vector<double> doubles_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ceres_sqrtba/internal/common/memory.h"
 #include "ceres_sqrtba/internal/solve/square_root_solve.h"
 #include "gtest/gtest.h"
 #include "test_problems.h"
@@ -37,8 +38,12 @@ class OneProcess final : public ProcessGroup {
     *received = to[0];
     from->assign(received->size(), 0);
   }
+  // As if `machine_processes` processes like this one shared its machine.
+  int64_t SumOnMachine(int64_t value) const override { return value * machine_processes; }
+  int64_t MinOnMachine(int64_t value) const override { return value; }
   mutable int sums = 0;
   bool all_equal = true;
+  int64_t machine_processes = 1;
 };
 
 struct Built {
@@ -116,6 +121,38 @@ TEST(DistributedStructure, ACameraNotInTheProblemIsNamed) {
   EXPECT_EQ(summary.termination_type, ceres::FAILURE);
   EXPECT_NE(summary.message.find("Rank 0: The camera-side block"), std::string::npos) << summary.message;
   EXPECT_NE(summary.message.find("is not a parameter block of the problem"), std::string::npos);
+}
+
+// With memory_limit_in_bytes = 0 the processes of one machine share its
+// available memory: 10^11 processes like this one on the machine need
+// petabytes, more than any machine has (and no int64 overflow for a plan
+// below 92 MB), and the solve fails saying so (before any large
+// allocation); alone it runs, and an explicit per-process limit is per
+// process.
+TEST(DistributedStructure, TheProcessesOfOneMachineShareItsMemory) {
+  if (AvailableMemoryBytes() == 0) GTEST_SKIP() << "the available memory cannot be read here";
+  const testing::SyntheticBa ba = testing::MakeSyntheticBa(4, 60, 3, 45);
+  OneProcess processes;
+  processes.machine_processes = 100000000000;
+  Built crowded;
+  Build(ba, &crowded);
+  Solver::Summary summary;
+  SolveSquareRoot(Options(), &crowded.problem, &summary, &processes, &crowded.cameras);
+  EXPECT_EQ(summary.termination_type, ceres::FAILURE);
+  EXPECT_NE(summary.message.find("The processes on this machine need"), std::string::npos) << summary.message;
+  EXPECT_NE(summary.message.find("memory_limit_in_bytes"), std::string::npos) << summary.message;
+  EXPECT_EQ(crowded.ba.poses, ba.poses);  // nothing was changed
+  Built per_process;
+  Build(ba, &per_process);
+  Solver::Options limited = Options();
+  limited.memory_limit_in_bytes = int64_t{1} << 30;
+  SolveSquareRoot(limited, &per_process.problem, &summary, &processes, &per_process.cameras);
+  EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
+  processes.machine_processes = 1;
+  Built alone;
+  Build(ba, &alone);
+  SolveSquareRoot(Options(), &alone.problem, &summary, &processes, &alone.cameras);
+  EXPECT_NE(summary.termination_type, ceres::FAILURE) << summary.message;
 }
 
 TEST(DistributedStructure, UnsupportedOptionsAreNamed) {

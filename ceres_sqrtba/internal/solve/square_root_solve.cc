@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -186,6 +187,25 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
   error = factory.PlanError();
   if (!agree()) return fail(error);
   const MemoryBudget budget(options.memory_limit_in_bytes);
+  // Spread over processes, with memory_limit_in_bytes = 0 (the memory
+  // available): the processes that share a machine share its available
+  // memory, so their plans together must fit the least any of them reads.
+  // Every process calls this at the same points (it is collective).
+  auto fits_on_machine = [&](int64_t bytes, const char* what, std::string* why) {
+    if (processes == nullptr) return true;
+    const int64_t together = processes->SumOnMachine(bytes);
+    const int64_t limit = processes->MinOnMachine(budget.limit() > 0 ? budget.limit()
+                                                                     : std::numeric_limits<int64_t>::max());
+    if (options.memory_limit_in_bytes > 0 || limit == std::numeric_limits<int64_t>::max() || together <= limit) {
+      return true;
+    }
+    *why = std::string("The processes on this machine need ") + FormatBytes(together) + " (" +
+           std::to_string(together) + " bytes) together for " + what + " but only " + FormatBytes(limit) + " (" +
+           std::to_string(limit) + " bytes) is available on it (Solver::Options::memory_limit_in_bytes = 0: the "
+           "machine's available memory, shared by its processes); use more machines or fewer processes per "
+           "machine, or give each process its part in Solver::Options::memory_limit_in_bytes.";
+    return false;
+  };
   MemoryPlan plan = PlanMemory(s, factory, options.precision);
   // Inner iterations: a state copy, the per-thread scratch of the
   // sub-solves, their index arrays.
@@ -197,6 +217,10 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
     plan.vectors += inner_iteration_bytes;
   }
   if (budget.Fits(plan.Total(), Describe(plan, factory), &error)) error.clear();
+  {
+    std::string why;
+    if (!fits_on_machine(plan.Total(), "the solve", &why) && error.empty()) error = why;
+  }
   if (!agree()) return fail(error);
   VLOG(1) << "ceres_sqrtba: " << s.landmarks.size() << " landmarks, " << s.cameras.size() << " cameras, "
           << s.groups.size() << (factory.projected() ? " projected" : "") << " landmark blocks; "
@@ -231,6 +255,11 @@ void Run(const Solver::Options& options, ceres::Problem* problem, double start_t
         MemoryPlan switched = PlanMemory(s, factory, p);
         switched.vectors += inner_iteration_bytes;
         bool fits = budget.Fits(switched.Total(), Describe(switched, factory, /*for_switch=*/true), why);
+        std::string machine;
+        if (!fits_on_machine(switched.Total(), "the switch to double precision", &machine) && fits) {
+          *why = machine;
+          fits = false;
+        }
         if (processes != nullptr) {
           // Every process switches, or none.
           *why = processes->FirstError(fits ? std::string() : *why);
