@@ -110,8 +110,10 @@ class Covariance {
     // any pair of variable camera-side blocks (blocks that are not
     // landmarks), requested or not: from the selected inverse when the two
     // cameras are neighbours in the factor, else by two triangular solves per
-    // tangent coordinate of the second block (O(factor values) each). Such
-    // calls may run from several threads; their solves take turns. A problem
+    // tangent coordinate of the second block (O(factor values) each, not
+    // cached: a loop over many far pairs pays them per pair). Calls that
+    // succeed may run from several threads (their solves take turns); a call
+    // that fails writes error(), which is not synchronized. A problem
     // without landmarks (handed to ceres::Covariance) answers requested pairs
     // only.
     bool camera_pairs_on_demand = false;

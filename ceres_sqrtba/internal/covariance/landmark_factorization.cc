@@ -234,7 +234,7 @@ bool LandmarkFactorization::Compute(const ceres::Problem* problem, std::string* 
       // the rank tolerance is the Jacobian's own).
       const int rows_qr = damped ? m + e : m;
       if (damped) {
-        std::fill(&scratch[m * e], &scratch[rows_qr * e], 0.0);
+        std::fill(scratch.data() + m * e, scratch.data() + rows_qr * e, 0.0);
         for (int k = 0; k < e; ++k) scratch[(m + k) * e + k] = std::sqrt(landmark_damping_);
       }
       const double smallest = HouseholderInPlace(rows_qr, e, scratch.data());

@@ -57,8 +57,11 @@ LinearSolverSummary VisibilityBasedPreconditioner<Scalar>::Update(const double* 
     HalveBlocksBetweenClusters();
     summary = cholesky_->Factorize(halved_.data());
   }
-  if (summary.termination == LinearSolverTermination::kFatalError) return summary;
-  return summary.termination == LinearSolverTermination::kSuccess ? summary : failed;
+  if (summary.termination != LinearSolverTermination::kFatalError &&
+      summary.termination != LinearSolverTermination::kSuccess) {
+    summary = failed;
+  }
+  return AgreeOnTermination(context->processes(), summary);
 }
 
 template <typename Scalar>

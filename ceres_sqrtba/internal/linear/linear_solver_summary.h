@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "ceres_sqrtba/internal/common/process_group.h"
+
 namespace ceres_sqrtba {
 namespace internal {
 
@@ -21,6 +23,23 @@ struct LinearSolverSummary {
   int num_iterations = 0;
   std::string message;
 };
+
+// Spread over processes (process_group.h; null: one process, the summary
+// unchanged): the most severe of the processes' terminations, on every
+// process. The processes factor the same matrix, which rounds alike only
+// where their builds and instruction sets are alike; a process whose
+// factorization failed must not take another branch than the others (and
+// leave them waiting in a later sum).
+inline LinearSolverSummary AgreeOnTermination(const ProcessGroup* processes, LinearSolverSummary summary) {
+  if (processes == nullptr) return summary;
+  const int own = static_cast<int>(summary.termination);
+  const int agreed = static_cast<int>(processes->Max(static_cast<double>(own)));
+  if (agreed > own) {
+    summary.termination = static_cast<LinearSolverTermination>(agreed);
+    summary.message = "The linear solve failed on another process.";
+  }
+  return summary;
+}
 
 }  // namespace internal
 }  // namespace ceres_sqrtba

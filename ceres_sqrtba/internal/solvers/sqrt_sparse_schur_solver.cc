@@ -45,8 +45,10 @@ LinearSolverSummary SqrtSparseSchurSolver<Scalar>::Solve(const double* d, double
   }
   if (!matrix_.Accumulate(blocks_, d + s_.camera_tangent_begin, context_)) return NotFinite("matrix");
   LinearSolverSummary summary = cholesky_->Factorize(matrix_.values());
-  if (summary.termination != LinearSolverTermination::kSuccess) return summary;
-  summary = cholesky_->Solve(rhs_.data(), y + s_.camera_tangent_begin);
+  if (summary.termination == LinearSolverTermination::kSuccess) {
+    summary = cholesky_->Solve(rhs_.data(), y + s_.camera_tangent_begin);
+  }
+  summary = AgreeOnTermination(context_->processes(), summary);
   if (summary.termination != LinearSolverTermination::kSuccess) return summary;
   VLOG(logged_statistics_ ? 2 : 1) << "SQRT_SPARSE_SCHUR: " << cholesky_->Statistics();
   logged_statistics_ = true;
